@@ -1,0 +1,48 @@
+"""The ``ssl-toolkit`` command line (also ``python -m toolkit``).
+
+Sub-commands are registered by the modules that implement them, so this file only
+dispatches: ``data`` (list / fetch / info, :mod:`toolkit.data`) and ``reproduce``
+(papermill reproductions, :mod:`toolkit.reports`).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# sub-command -> module with ``register(subparsers)``; each parser sets ``func(args) -> int``
+_COMMANDS = {
+    "data": "toolkit.data._cli",
+    "reproduce": "toolkit.reports._cli",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from toolkit import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="ssl-toolkit",
+        description="Semi-supervised kernel classification: data, solvers, reproductions.",
+    )
+    parser.add_argument("--version", action="version", version=f"ssl-toolkit {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module in _COMMANDS.items():
+        importlib.import_module(module).register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "func", None) is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
