@@ -1,0 +1,617 @@
+"""Laplacian SVM and Laplacian RLSC trained in the primal (Melacci & Belkin, JMLR 2011).
+
+Manifold regularisation (Belkin, Niyogi & Sindhwani 2006) with the expansion
+``f(x) = Σ_i α_i k(x_i, x) + b`` over the ``n = l + u`` labelled and unlabelled points:
+
+* :func:`lapsvm` -- squared-hinge LapSVM in the primal, eq. (7), by Newton's method (eq. 8-10) or by
+  preconditioned conjugate gradient (Algorithm 1) with the exact line search of §3.2.1 and the early
+  stopping rules of §4.1 (:mod:`toolkit.early_stopping`);
+* :func:`laprlsc` -- Laplacian RLSC, eq. (14), by a direct solve or by PCG;
+* :func:`lapsvm_dual` -- the original hinge-loss LapSVM through its dual (eq. 5-6), solved by
+  scikit-learn's ``SVC`` on the precomputed ``l × l`` kernel ``Q``.
+
+All three return a frozen :class:`LapSVMResult` with ``predict``, ``decision_function`` and
+``summary``. More than two classes are handled one-vs-all; the PCG solver trains all binary
+problems together (one ``K @ (n × C)`` product per iteration) and the stopping rules look at the
+joint arg-max decisions.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import time
+import warnings
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator
+
+from toolkit import _lapsvm_core as core
+from toolkit._validation import (check_consistent_rows, check_features, check_matrix, check_option,
+                                 check_scalar)
+from toolkit.early_stopping import StopEvent, make_rule, start_monitor, ValidationCheck, MixedCheck
+from toolkit.graphs import graph_laplacian, knn_graph, laplacian_operator, WEIGHTS, METRICS
+from toolkit.kernels import kernel_matrix
+
+__all__ = ["lapsvm", "laprlsc", "lapsvm_dual", "LapSVMResult"]
+
+
+class ConvergenceWarning(UserWarning):
+    """The solver stopped at ``max_iter`` before its goal condition."""
+
+
+# ------------------------------------------------------------------------------ result
+@dataclass(frozen=True, repr=False)
+class LapSVMResult:
+    """Result of :func:`lapsvm`, :func:`laprlsc` or :func:`lapsvm_dual`.
+
+    Attributes
+    ----------
+    alpha : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        Expansion coefficients over the training points ``[X_labeled; X_unlabeled]``
+        (one column per one-vs-all problem when there are more than two classes).
+    b : float or ndarray of shape (n_classes,)
+        Unregularised bias.
+    objective : float or ndarray of shape (n_classes,)
+        The solver's objective at the returned ``(α, b)``: eq. (7) for ``lapsvm``, the squared-loss
+        version for ``laprlsc``, the hinge primal (eq. 4, intrinsic term ``αᵀKLKα``) for the dual.
+    converged : bool
+        True when the solver ended on its goal condition (optimality or an early-stopping rule).
+    status : int
+        0 optimal, 1 stopped early by a rule, 2 ``max_iter`` reached, 3 stopped by the callback.
+    message : str
+    n_iter : int
+        PCG iterations, or Newton steps (the largest over the one-vs-all problems).
+    n_line_search : int
+        Total linear pieces examined by the exact line searches (§3.2.1).
+    stop : StopEvent or None
+        The early-stopping rule that fired, when and on which value.
+    stop_reason : str
+    history : mapping of str to ndarray
+        Per iteration: ``objective``, ``grad_norm`` (``||∇||``), ``pgrad_norm`` (``||∇̂||``),
+        ``mixed_product``, ``step``, ``line_search_iters`` (cumulative), ``restarts``; at each
+        rule check: ``check_iteration``, ``check_rule``, ``check_value``, ``check_threshold``,
+        ``check_stop``, ``check_error_U`` (if ``y_unlabeled`` was given) and ``check_error_V``.
+    timings : mapping of str to float
+        Seconds spent building the kernel, the graph Laplacian, and solving.
+    method, loss : str
+    classes : ndarray
+        The class labels; for two classes ``classes[1]`` is the positive class (``f > 0``).
+    params : mapping
+        The parameters that define the model.
+    """
+    alpha: np.ndarray
+    b: Any
+    objective: Any
+    converged: bool
+    status: int
+    message: str
+    n_iter: int
+    n_line_search: int
+    stop: StopEvent | None
+    stop_reason: str
+    history: Any
+    timings: Any
+    method: str
+    loss: str
+    classes: np.ndarray
+    params: Any
+    X_train: Any = field(repr=False)
+
+    # -------------------------------------------------------------- prediction
+    def decision_function(self, X):
+        """``f(x) = Σ_i α_i k(x_i, x) + b``; shape (n,) for two classes, (n, n_classes) otherwise."""
+        X = check_matrix(X, "X", "decision_function")
+        check_features("decision_function", "X", X, "X_train", self.X_train)
+        p = self.params
+        Kx = kernel_matrix(X, self.X_train, kernel=p["kernel"], sigma=p["sigma"],
+                           degree=p["kernel_degree"], coef0=p["coef0"])
+        return Kx @ self.alpha + self.b
+
+    def predict(self, X):
+        """Class labels: ``classes[1]`` where ``f(x) > 0`` (two classes), else the arg-max class."""
+        F = self.decision_function(X)
+        if F.ndim == 1:
+            return np.where(F > 0, self.classes[1], self.classes[0])
+        return self.classes[np.argmax(F, axis=1)]
+
+    # -------------------------------------------------------------- display
+    def summary(self):
+        """A short plain-text report of the fit."""
+        obj = np.atleast_1d(self.objective)
+        t = self.timings
+        lines = [
+            f"{self.params['solver']} ({self.method}, {self.loss} loss)",
+            f"  n = {self.params['n_labeled']} labelled + {self.params['n_unlabeled']} unlabelled, "
+            f"classes = {self.classes.tolist()}",
+            f"  kernel = {self.params['kernel']} (sigma={self.params['sigma']}), neighbors = "
+            f"{self.params['neighbors']}, Laplacian power p = {self.params['degree']}, "
+            f"normalized = {self.params['normalized']}",
+            f"  gamma_A = {self.params['gamma_A']:g}, gamma_I = {self.params['gamma_I']:g}",
+            f"  objective = {np.array2string(obj, precision=6)}",
+            f"  status {self.status}: {self.message}",
+            f"  iterations = {self.n_iter}, line-search pieces = {self.n_line_search}",
+            f"  time: kernel {t['kernel']:.3f} s, graph {t['graph']:.3f} s, solve {t['solve']:.3f} s",
+        ]
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return (f"LapSVMResult(method={self.method!r}, loss={self.loss!r}, status={self.status}, "
+                f"n_iter={self.n_iter}, objective={np.round(self.objective, 6)!r})")
+
+    def _repr_html_(self):
+        return "<pre>" + self.summary().replace("&", "&amp;").replace("<", "&lt;") + "</pre>"
+
+
+# ------------------------------------------------------------------------------ shared setup
+def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, coef0,
+             gamma_A, gamma_I, neighbors, degree, normalized, weight, metric, gram, laplacian_matrix,
+             dtype):
+    X_l = check_matrix(X_labeled, "X_labeled", func)
+    X_u = check_matrix(X_unlabeled, "X_unlabeled", func, allow_empty=True)
+    if X_u.ndim != 2:
+        raise ValueError(f"The 'X_unlabeled' parameter of {func} must be a 2-d array.")
+    check_features(func, "X_labeled", X_l, "X_unlabeled", X_u)
+    y = np.asarray(y_labeled)
+    if y.ndim != 1:
+        raise ValueError(f"The 'y_labeled' parameter of {func} must be a 1-d array. Got shape {y.shape} instead.")
+    if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
+        raise ValueError(f"The 'y_labeled' parameter of {func} must contain only finite values (no NaN or inf).")
+    check_consistent_rows(func, X_labeled=X_l, y_labeled=y)
+    classes, y_idx = np.unique(y, return_inverse=True)
+    if len(classes) < 2:
+        raise ValueError(f"The 'y_labeled' parameter of {func} must contain at least two classes. "
+                         f"Got only {classes.tolist()} instead.")
+    gamma_A = check_scalar(gamma_A, "gamma_A", func, low=0.0)
+    gamma_I = check_scalar(gamma_I, "gamma_I", func, low=0.0)
+    if gamma_A == 0.0 and gamma_I == 0.0:
+        raise ValueError(f"The 'gamma_A' and 'gamma_I' parameters of {func} cannot both be 0 "
+                         "(the problem would have no unique solution).")
+    l, u = X_l.shape[0], X_u.shape[0]
+    n = l + u
+    degree = check_scalar(degree, "degree", func, kind=numbers.Integral, low=1)
+    if not isinstance(normalized, (bool, np.bool_)):
+        raise TypeError(f"The 'normalized' parameter of {func} must be a bool. Got {normalized!r} instead.")
+    check_option(weight, "weight", func, WEIGHTS)
+    check_option(metric, "metric", func, METRICS)
+    if not callable(kernel):
+        check_option(kernel, "kernel", func, ("linear", "rbf", "polynomial"))
+    if kernel == "rbf":
+        sigma = check_scalar(sigma, "sigma", func, low=0.0, low_closed=False)
+    kernel_degree = check_scalar(kernel_degree, "kernel_degree", func, kind=numbers.Integral, low=1)
+    if dtype not in (np.float64, np.float32, "float64", "float32"):
+        raise ValueError(f"The 'dtype' parameter of {func} must be one of 'float64', 'float32'. Got {dtype!r} instead.")
+    dtype = np.dtype(dtype).type
+    X = sp.vstack([X_l, X_u], format="csr") if (sp.issparse(X_l) or sp.issparse(X_u)) else np.vstack([X_l, X_u])
+
+    t0 = time.perf_counter()
+    if gram is not None:
+        K = np.asarray(gram)
+        if K.shape != (n, n):
+            raise ValueError(f"{func}: 'gram' has shape {K.shape} but the training set has {n} points; "
+                             f"it must be ({n}, {n}).")
+    else:
+        K = kernel_matrix(X, kernel=kernel, sigma=sigma, degree=kernel_degree, coef0=coef0)
+    if dtype is np.float32:
+        K = K.astype(np.float32)
+    t_kernel = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    if laplacian_matrix is not None:
+        L = laplacian_matrix
+        if L.shape != (n, n):
+            raise ValueError(f"{func}: 'laplacian_matrix' has shape {L.shape} but the training set has {n} "
+                             f"points; it must be ({n}, {n}).")
+        if not (sp.issparse(L) or isinstance(L, LinearOperator)):
+            L = np.asarray(L, dtype=float)
+    else:
+        neighbors = check_scalar(neighbors, "neighbors", func, kind=numbers.Integral, low=1, high=n - 1)
+        W = knn_graph(X, neighbors=neighbors, weight=weight, metric=metric)
+        L1 = graph_laplacian(W, normalized=bool(normalized))
+        L = _power(L1, degree)
+    t_graph = time.perf_counter() - t0
+
+    if len(classes) == 2:
+        Y = np.where(y_idx == 1, 1.0, -1.0)[:, None]
+    else:
+        Y = np.where(y_idx[:, None] == np.arange(len(classes))[None, :], 1.0, -1.0)
+    params = dict(kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0,
+                  gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, degree=degree,
+                  normalized=bool(normalized), weight=weight, metric=metric, n_labeled=l,
+                  n_unlabeled=u, dtype=np.dtype(dtype).name)
+    return X, K, L, Y, classes, y_idx, params, {"kernel": t_kernel, "graph": t_graph}
+
+
+def _power(L1, degree):
+    """``L^p`` stored sparse when it stays sparse enough, otherwise applied as an operator."""
+    if degree == 1:
+        return L1
+    n = L1.shape[0]
+    out = L1
+    for _ in range(degree - 1):
+        out = out @ L1
+        if out.nnz > 0.25 * n * n:                        # filling in: keep it matrix-free
+            return laplacian_operator(L1, degree=degree)
+    out = sp.csr_matrix((out + out.T) * 0.5)
+    return out
+
+
+def _initial(x0, n, C, func):
+    """(alpha0, b0) from a previous result, a pair (alpha, b), or None."""
+    if x0 is None:
+        return None, None
+    if isinstance(x0, LapSVMResult):
+        alpha0, b0 = x0.alpha, x0.b
+    else:
+        try:
+            alpha0, b0 = x0
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"The 'x0' parameter of {func} must be None, a LapSVMResult or a pair (alpha, b). "
+                            f"Got {type(x0).__name__} instead.") from exc
+    alpha0 = np.asarray(alpha0, dtype=float)
+    b0 = np.asarray(b0, dtype=float)
+    if alpha0.size != n * C or b0.size != C:
+        raise ValueError(f"{func}: 'x0' has alpha of size {alpha0.size} and b of size {b0.size}; "
+                         f"expected {n * C} and {C} (n = {n} training points, {C} problem(s)).")
+    if not (np.all(np.isfinite(alpha0)) and np.all(np.isfinite(b0))):
+        raise ValueError(f"The 'x0' parameter of {func} must contain only finite values.")
+    return alpha0.reshape(n, C), b0.reshape(C)
+
+
+def _validation_targets(validation, X_train, classes, params, func, C):
+    if validation is None:
+        return None
+    try:
+        X_v, y_v = validation
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"The 'validation' parameter of {func} must be None or a pair (X_val, y_val).") from exc
+    X_v = check_matrix(X_v, "X_val", func)
+    check_features(func, "X_val", X_v, "X_labeled", X_train)
+    y_v = np.asarray(y_v)
+    check_consistent_rows(func, X_val=X_v, y_val=y_v)
+    if not np.all(np.isin(y_v, classes)):
+        raise ValueError(f"{func}: 'y_val' contains labels not in y_labeled's classes {classes.tolist()}.")
+    K_v = kernel_matrix(X_v, X_train, kernel=params["kernel"], sigma=params["sigma"],
+                        degree=params["kernel_degree"], coef0=params["coef0"])
+    idx = np.searchsorted(classes, y_v)
+    target = np.where(idx == 1, 1, -1) if C == 1 else idx
+    return K_v, target
+
+
+def _unlabeled_targets(y_unlabeled, u, classes, func, C):
+    if y_unlabeled is None:
+        return None
+    y_u = np.asarray(y_unlabeled)
+    if y_u.shape != (u,):
+        raise ValueError(f"{func}: 'y_unlabeled' has shape {y_u.shape} but X_unlabeled has {u} rows.")
+    idx = np.searchsorted(classes, y_u)
+    idx = np.clip(idx, 0, len(classes) - 1)
+    return np.where(idx == 1, 1, -1) if C == 1 else idx
+
+
+def _finish(raw, *, func, method, loss, classes, params, X, timings, t_solve, warn_fix):
+    C = raw["alpha"].shape[1]
+    alpha = raw["alpha"][:, 0].copy() if C == 1 else raw["alpha"]
+    b = float(raw["b"][0]) if C == 1 else np.asarray(raw["b"])
+    obj = float(raw["objective"][0]) if C == 1 else np.asarray(raw["objective"])
+    status = raw["status"]
+    message = core.STATUS_MESSAGES[status].format(detail=raw["detail"])
+    if status == 2:
+        warnings.warn(f"{func} (method={method!r}) did not converge: {message} Increase max_iter "
+                      f"(now {raw['detail']}){warn_fix}.", ConvergenceWarning, stacklevel=3)
+    stop = raw["stop_event"]
+    stop_reason = str(stop) if stop is not None else message
+    return LapSVMResult(
+        alpha=alpha, b=b, objective=obj, converged=status in (0, 1), status=status, message=message,
+        n_iter=int(raw["n_iter"]), n_line_search=int(raw["n_line_search"]), stop=stop,
+        stop_reason=stop_reason, history=MappingProxyType(raw["history"]),
+        timings=MappingProxyType({**timings, "solve": t_solve}), method=method, loss=loss,
+        classes=classes, params=MappingProxyType({**params, "solver": func, "method": method}), X_train=X)
+
+
+def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, coef0,
+         gamma_A, gamma_I, neighbors, degree, normalized, weight, metric, method, stop, validation,
+         y_unlabeled, tol, max_iter, x0, callback, gram, laplacian_matrix, dtype):
+    check_option(method, "method", func, ("newton", "pcg") if hinge else ("direct", "pcg"))
+    tol = check_scalar(tol, "tol", func, low=0.0)
+    max_iter = check_scalar(max_iter, "max_iter", func, kind=numbers.Integral, low=0, allow_none=True)
+    X, K, L, Y, classes, _, params, timings = _prepare(
+        func, X_labeled, y_labeled, X_unlabeled, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree,
+        coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, degree=degree,
+        normalized=normalized, weight=weight, metric=metric, gram=gram, laplacian_matrix=laplacian_matrix,
+        dtype=dtype)
+    n, C = X.shape[0], Y.shape[1]
+    l = Y.shape[0]
+    alpha0, b0 = _initial(x0, n, C, func)
+    rule = make_rule(stop, tol=tol, func=func)
+    val = _validation_targets(validation, X, classes, params, func, C)
+    if isinstance(rule, (ValidationCheck, MixedCheck)) and val is None:
+        raise ValueError(f"The 'stop' parameter of {func} is {getattr(rule, 'name', rule)!r}, which needs "
+                         "validation=(X_val, y_val). Got validation=None instead.")
+    y_u = _unlabeled_targets(y_unlabeled, n - l, classes, func, C)
+    params.update(stop=getattr(rule, "name", None), tol=tol)
+    t0 = time.perf_counter()
+    if method == "pcg":
+        if max_iter is None:
+            max_iter = 10 * n
+        monitors = [] if rule is None else [start_monitor(rule, n, None if val is None else len(val[1]))]
+        raw = core.pcg(K, L, Y, gamma_A=params["gamma_A"], gamma_I=params["gamma_I"], hinge=hinge, tol=tol,
+                       max_iter=max_iter, alpha0=alpha0, b0=b0, monitors=monitors, callback=callback,
+                       validation=val, unlabeled_truth=y_u, dtype=K.dtype.type)
+        fix = ", or use an early-stopping rule (stop='stability')"
+    else:
+        if max_iter is None:
+            max_iter = 50
+        K64 = np.asarray(K, dtype=float)
+        Lm = L if not isinstance(L, LinearOperator) else L @ np.eye(n)
+        raw = core.newton(K64, Lm, Y, params["gamma_A"], params["gamma_I"], hinge=hinge,
+                          max_iter=max_iter, alpha0=alpha0, b0=b0, callback=callback)
+        fix = ""
+    t_solve = time.perf_counter() - t0
+    return _finish(raw, func=func, method=method, loss="squared_hinge" if hinge else "squared",
+                   classes=classes, params=params, X=X, timings=timings, t_solve=t_solve, warn_fix=fix)
+
+
+# ------------------------------------------------------------------------------ public API
+def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_A=1e-6, gamma_I=1e-2,
+           neighbors=6, degree=1, normalized=True, method="pcg", stop="stability", validation=None,
+           kernel_degree=2, coef0=1.0, weight="binary", metric="euclidean", y_unlabeled=None,
+           tol=1e-6, max_iter=None, x0=None, callback=None, rng=None, gram=None,
+           laplacian_matrix=None, dtype="float64"):
+    r"""Laplacian SVM with the squared hinge loss, trained in the primal.
+
+    Minimises eq. (7) of Melacci & Belkin (2011) over ``α ∈ R^n`` and the unregularised bias ``b``:
+
+    .. math::
+
+        \tfrac12 \Big( \sum_{i=1}^{l} \max(1 - y_i (k_i^T α + b), 0)^2
+        + γ_A α^T K α + γ_I (Kα + 1b)^T L^p (Kα + 1b) \Big),
+
+    where ``K`` is the kernel matrix and ``L`` the graph Laplacian of all ``n = l + u`` points
+    ``[X_labeled; X_unlabeled]`` (labelled first), so that ``f(x) = Σ_i α_i k(x_i, x) + b``.
+
+    Parameters
+    ----------
+    X_labeled : array-like or sparse matrix of shape (n_labeled, n_features)
+    y_labeled : array-like of shape (n_labeled,)
+        Labels, at least two classes (any hashable sortable values). With two classes,
+        ``classes[1]`` (the larger label, e.g. +1) is the positive class; with more, one-vs-all.
+    X_unlabeled : array-like or sparse matrix of shape (n_unlabeled, n_features)
+    kernel : {"rbf", "linear", "polynomial"} or callable, default="rbf"
+        See :func:`toolkit.kernels.kernel_matrix`.
+    sigma : float, default=1.0
+        RBF width, ``k(x, z) = exp(-||x - z||² / (2 σ²))``.
+    gamma_A : float, default=1e-6
+        Weight γ_A >= 0 of the ambient norm ``αᵀKα``.
+    gamma_I : float, default=1e-2
+        Weight γ_I >= 0 of the intrinsic norm ``fᵀ L^p f``.
+    neighbors : int, default=6
+        ``k`` of the symmetrised kNN graph (:func:`toolkit.graphs.knn_graph`), ``1 <= k < n``.
+    degree : int, default=1
+        The power ``p`` of the graph Laplacian (Melacci & Belkin's "degree", Table 9). **Not** the
+        polynomial kernel's degree, which is ``kernel_degree``.
+    normalized : bool, default=True
+        Normalised Laplacian ``I - D^{-1/2} W D^{-1/2}`` (the paper's choice) or ``D - W``.
+    method : {"pcg", "newton"}, default="pcg"
+        ``"pcg"``: Algorithm 1, preconditioner ``P = diag(1, K)`` applied implicitly, Polak-Ribière
+        update with automatic restart, exact piecewise line search (§3.2.1); one product with
+        ``K`` per iteration, O(n²). ``"newton"``: eq. (8)-(10), O(n³) per step, converged when the
+        error-vector set stops changing.
+    stop : str, rule object or None, default="stability"
+        Early-stopping rule of PCG (:mod:`toolkit.early_stopping`): ``"stability"`` (Algorithm 2),
+        ``"validation"`` (Algorithm 3, needs ``validation``), ``"mixed"``, or the classic
+        ``"gradient"``, ``"preconditioned_gradient"``, ``"mixed_product"``,
+        ``"relative_objective"`` (threshold ``tol``); ``None`` runs to optimality (``tol``).
+        Ignored by Newton's method, whose goal condition is the fixed error-vector set.
+    validation : tuple (X_val, y_val), default=None
+        Labelled validation set for the validation / mixed checks; its error is recorded at checks.
+    kernel_degree : int, default=2
+        Degree of the polynomial kernel (``kernel="polynomial"``).
+    coef0 : float, default=1.0
+        Constant of the polynomial kernel.
+    weight : {"binary", "heat", "distance"}, default="binary"
+        Graph edge weights (:func:`toolkit.graphs.knn_graph`).
+    metric : {"euclidean", "cosine", "manhattan", "sqeuclidean"}, default="euclidean"
+        Neighbour metric (``"cosine"`` for text).
+    y_unlabeled : array-like of shape (n_unlabeled,), default=None
+        True labels of the unlabelled points, used **only** to record ``err(U)`` at each check in
+        ``history`` (for plots like the paper's Figures 5-7); never used for training.
+    tol : float, default=1e-6
+        PCG optimality: stop when ``||∇|| <= tol ||∇_0||``; also the threshold of classic rules.
+    max_iter : int, default=None
+        ``None``: ``10 n`` PCG iterations, 50 Newton steps. A ``ConvergenceWarning`` is issued when
+        it is reached.
+    x0 : LapSVMResult or tuple (alpha, b), default=None
+        Warm start, e.g. the solution for neighbouring (γ_A, γ_I) on a grid.
+    callback : callable, default=None
+        ``callback(iteration, alpha, b)`` after each iteration; raising ``StopIteration`` stops.
+    rng : None, int or Generator, default=None
+        Unused (the solvers are deterministic); accepted for the uniform solver contract.
+    gram : ndarray of shape (n, n), default=None
+        Precomputed kernel matrix of ``[X_labeled; X_unlabeled]`` (skips kernel construction, e.g.
+        across a parameter grid). ``X`` is still needed for prediction.
+    laplacian_matrix : sparse matrix or LinearOperator of shape (n, n), default=None
+        Precomputed ``L^p`` (:func:`toolkit.graphs.laplacian`), skipping graph construction.
+    dtype : {"float64", "float32"}, default="float64"
+        Storage of ``K`` for PCG; float32 halves memory and the cost of the product by ``K``
+        (the iterates stay float64). Newton always uses float64.
+
+    Returns
+    -------
+    result : LapSVMResult
+        ``alpha``, ``b``, ``objective`` (eq. 7 at the returned ``α, b``), ``n_iter``,
+        ``stop_reason``, ``history``, ``timings`` (kernel / graph / solve), ``predict``,
+        ``decision_function``, ``summary()``.
+
+    Notes
+    -----
+    Costs: kernel O(n² d), graph O(n² d) (brute force) or less, PCG O(n²) per iteration,
+    Newton O(n³) per step (plus the dense ``L K`` product). Newton's method assumes the system of
+    eq. (10) is non-singular (true for γ_A > 0). Early-stopped PCG solutions are approximate by
+    design; the objective and the stopping rule that fired are in the result.
+
+    References
+    ----------
+    S. Melacci and M. Belkin. Laplacian Support Vector Machines Trained in the Primal. JMLR 12,
+    2011 (eq. 7-13, Algorithms 1-3). M. Belkin, P. Niyogi, V. Sindhwani. Manifold Regularization.
+    JMLR 7, 2006.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from toolkit import lapsvm
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(-2, 1, (100, 2)), rng.normal(2, 1, (100, 2))]
+    >>> y = np.r_[-np.ones(100), np.ones(100)]
+    >>> idx = np.r_[0, 100]                                  # one labelled point per class
+    >>> rest = np.setdiff1d(np.arange(200), idx)
+    >>> fit = lapsvm(X[idx], y[idx], X[rest], sigma=1.0, gamma_A=1e-2, gamma_I=1.0)
+    >>> float(np.mean(fit.predict(X[rest]) == y[rest])) > 0.95
+    True
+    """
+    return _fit("lapsvm", True, X_labeled, y_labeled, X_unlabeled, kernel=kernel, sigma=sigma,
+                kernel_degree=kernel_degree, coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I,
+                neighbors=neighbors, degree=degree, normalized=normalized, weight=weight, metric=metric,
+                method=method, stop=stop, validation=validation, y_unlabeled=y_unlabeled, tol=tol,
+                max_iter=max_iter, x0=x0, callback=callback, gram=gram, laplacian_matrix=laplacian_matrix,
+                dtype=dtype)
+
+
+def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_A=1e-6, gamma_I=1e-2,
+            neighbors=6, degree=1, normalized=True, method="direct", stop=None, validation=None,
+            kernel_degree=2, coef0=1.0, weight="binary", metric="euclidean", y_unlabeled=None,
+            tol=1e-6, max_iter=None, x0=None, callback=None, rng=None, gram=None,
+            laplacian_matrix=None, dtype="float64"):
+    r"""Laplacian Regularized Least Squares classifier (LapRLSC), Melacci & Belkin (2011) eq. (14).
+
+    Minimises, over ``α`` and the unregularised bias ``b``,
+
+    .. math::
+
+        \tfrac12 \Big( \sum_{i=1}^{l} (y_i - k_i^T α - b)^2 + γ_A α^T K α
+        + γ_I (Kα + 1b)^T L^p (Kα + 1b) \Big),
+
+    i.e. eq. (7) with every labelled point an error vector. Parameters are those of :func:`lapsvm`
+    except:
+
+    Parameters
+    ----------
+    method : {"direct", "pcg"}, default="direct"
+        ``"direct"``: one dense LU solve of eq. (14) with ``P = diag(1, K)`` factored out, O(n³).
+        ``"pcg"``: Algorithm 1 with the closed-form step ``s* = -∇ᵀd / dᵀHd`` (linear CG).
+    stop : str, rule object or None, default=None
+        Early-stopping rule for ``method="pcg"``; ``None`` runs to ``tol``.
+
+    Returns
+    -------
+    result : LapSVMResult
+        ``objective`` is the squared-loss objective above.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from toolkit import laprlsc
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(-2, 1, (50, 2)), rng.normal(2, 1, (50, 2))]
+    >>> y = np.r_[-np.ones(50), np.ones(50)]
+    >>> fit = laprlsc(X[[0, 50]], y[[0, 50]], X, sigma=1.0, gamma_A=1e-2, gamma_I=1.0)
+    >>> float(np.mean(fit.predict(X) == y)) > 0.9
+    True
+    """
+    return _fit("laprlsc", False, X_labeled, y_labeled, X_unlabeled, kernel=kernel, sigma=sigma,
+                kernel_degree=kernel_degree, coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I,
+                neighbors=neighbors, degree=degree, normalized=normalized, weight=weight, metric=metric,
+                method=method, stop=stop, validation=validation, y_unlabeled=y_unlabeled, tol=tol,
+                max_iter=max_iter, x0=x0, callback=callback, gram=gram, laplacian_matrix=laplacian_matrix,
+                dtype=dtype)
+
+
+def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_A=1e-6,
+                gamma_I=1e-2, neighbors=6, degree=1, normalized=True, kernel_degree=2, coef0=1.0,
+                weight="binary", metric="euclidean", tol=1e-3, max_iter=None, x0=None, callback=None,
+                rng=None, gram=None, laplacian_matrix=None):
+    r"""The original hinge-loss Laplacian SVM, solved through its dual (Belkin et al. 2006).
+
+    Primal (Melacci & Belkin 2011, eq. 4 with the constraints of §2.1):
+
+    .. math::
+
+        \min_{α, b} \sum_{i=1}^{l} \max(1 - y_i (k_i^T α + b), 0) + γ_A α^T K α + γ_I α^T K L^p K α.
+
+    Its dual (eq. 6) is a standard SVM dual in ``β ∈ [0, 1]^l`` with ``Σ β_i y_i = 0`` and the
+    ``l × l`` kernel ``G = J_L K (2γ_A I + 2γ_I L^p K)⁻¹ J_Lᵀ`` (``Q = Y G Y``); it is solved by
+    scikit-learn's :class:`~sklearn.svm.SVC` on the precomputed ``G`` with ``C = 1``, and
+    ``α = (2γ_A I + 2γ_I L^p K)⁻¹ J_Lᵀ Y β`` (eq. 5), ``b`` = the SVC intercept.
+
+    Parameters are those of :func:`lapsvm` (``tol`` and ``max_iter`` are passed to SVC; ``x0``
+    and ``callback`` are not supported by SVC and must be None). Requires ``gamma_A > 0``.
+
+    Returns
+    -------
+    result : LapSVMResult
+        ``method="dual"``, ``objective`` the hinge primal above; ``n_iter`` the SVC iterations
+        (summed over one-vs-all problems).
+
+    Notes
+    -----
+    O(n³) for the solve with the ``n × n`` matrix ``2γ_A I + 2γ_I L^p K`` (one LU factorisation,
+    reused by all one-vs-all problems) and O(l³) for the SVM. As in Belkin et al. (2006), the
+    intrinsic term does not include the bias (``αᵀK L K α``), unlike eq. (7) of the primal.
+    """
+    from sklearn.svm import SVC
+    import scipy.linalg as sla
+
+    func = "lapsvm_dual"
+    if x0 is not None or callback is not None:
+        raise ValueError(f"{func} solves the dual with scikit-learn's SVC, which supports neither "
+                         "'x0' nor 'callback'; pass None.")
+    tol = check_scalar(tol, "tol", func, low=0.0, low_closed=False)
+    max_iter = check_scalar(max_iter, "max_iter", func, kind=numbers.Integral, low=1, allow_none=True)
+    X, K, L, Y, classes, _, params, timings = _prepare(
+        func, X_labeled, y_labeled, X_unlabeled, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree,
+        coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, degree=degree,
+        normalized=normalized, weight=weight, metric=metric, gram=gram, laplacian_matrix=laplacian_matrix,
+        dtype="float64")
+    if params["gamma_A"] <= 0:
+        raise ValueError(f"The 'gamma_A' parameter of {func} must be a float in (0, inf). Got 0.0 instead.")
+    t0 = time.perf_counter()
+    n, C = X.shape[0], Y.shape[1]
+    l = Y.shape[0]
+    gA, gI = params["gamma_A"], params["gamma_I"]
+    LK = core._dense_LK(L if not isinstance(L, LinearOperator) else L @ np.eye(n), K)
+    M = 2.0 * gI * LK
+    M[np.diag_indices(n)] += 2.0 * gA
+    lu = sla.lu_factor(M, check_finite=False)
+    Jt = np.zeros((n, l))
+    Jt[np.arange(l), np.arange(l)] = 1.0
+    Xsol = sla.lu_solve(lu, Jt, check_finite=False)        # (2γ_A I + 2γ_I L K)⁻¹ J_Lᵀ
+    G = K[:l] @ Xsol
+    G = 0.5 * (G + G.T)
+    alpha = np.zeros((n, C))
+    b = np.zeros(C)
+    n_iter = 0
+    for c in range(C):
+        svc = SVC(C=1.0, kernel="precomputed", tol=tol, max_iter=-1 if max_iter is None else max_iter)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            svc.fit(G, Y[:, c])
+        coef = np.zeros(l)
+        coef[svc.support_] = svc.dual_coef_[0]             # y_i β_i, signed for classes_ = [-1, +1]
+        alpha[:, c] = Xsol @ coef
+        b[c] = svc.intercept_[0]
+        n_iter += int(np.sum(svc.n_iter_))
+    f = K @ alpha + b
+    hinge = np.maximum(1.0 - Y * f[:l], 0.0).sum(axis=0)
+    Ka = K @ alpha
+    LKa = L @ Ka
+    obj = hinge + gA * np.einsum("ij,ij->j", alpha, Ka) + gI * np.einsum("ij,ij->j", Ka, LKa)
+    t_solve = time.perf_counter() - t0
+    raw = dict(alpha=alpha, b=b, objective=obj, n_iter=n_iter, n_line_search=0, status=0,
+               detail="SVC solved the dual (eq. 6)", stop_event=None,
+               history={"objective": np.asarray([float(obj.sum())])})
+    params.update(stop=None, tol=tol)
+    return _finish(raw, func=func, method="dual", loss="hinge", classes=classes, params=params, X=X,
+                   timings=timings, t_solve=t_solve, warn_fix="")
