@@ -52,7 +52,8 @@ def _cache_state(table, files):
 
 def _list(args) -> int:
     rows = [("name", "n", "d", "classes", "cached")]
-    for label, table, files, _ in _entries():
+    for label, table, _, _ in _entries():
+        files = table.get("files", [])  # the files load() reads (extra provenance files not counted)
         rows.append((label, str(table.get("n", "")), str(table.get("d", "")), table.get("classes", ""),
                      _cache_state(table, files)))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]

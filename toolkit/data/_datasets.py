@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numbers
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -94,7 +95,9 @@ class Dataset:
 
 
 def _records(names):
-    return [fetch_file(name) for name in names]
+    # a progress bar when someone is watching a terminal (downloads only; copies are quick)
+    progressbar = bool(getattr(sys.stderr, "isatty", lambda: False)())
+    return [fetch_file(name, progressbar=progressbar) for name in names]
 
 
 def _load_usps(opts):

@@ -40,6 +40,9 @@ class HashMismatchError(DataError, ValueError):
     """A cached, mirrored or downloaded file does not have the registered hash."""
 
 
+DataError.__module__ = HashMismatchError.__module__ = "toolkit.data"
+
+
 def _read_pairs(name: str) -> dict[str, str]:
     text = resources.files("toolkit.data_registry").joinpath(name).read_text(encoding="utf-8")
     pairs = {}
@@ -218,5 +221,5 @@ def _download(name, url, folder, known, progressbar):
         raise _mismatch(name, known, f"{alg}:{found}", f"downloaded from {url}") from exc
     except requests.exceptions.RequestException as exc:
         hint = (f"{ENV_MIRROR} is {mirror()!r}; check that it serves {name!r}"
-                if mirror() else f"set {ENV_MIRROR} to a local folder or an http(s) base URL holding the file")
+                if mirror() else f"Set {ENV_MIRROR} to a local folder or an http(s) base URL holding the file")
         raise DataError(f"Could not download {name!r} from {url}: {exc.__class__.__name__}: {exc}. {hint}.") from exc
