@@ -32,7 +32,9 @@ _STATUS_MESSAGES = {
     1: "No further event: the last segment extends down to λ = 0.",
     2: "Stopped at the requested lambda_min.",
     3: "Stopped after max_iter events before the path was complete.",
+    4: "Stopped at the numerical floor λ⁰·1e-12, below which margins are not resolved in double precision.",
 }
+_FLOOR = 1e-12            # the path is not followed below λ⁰ · _FLOOR
 _TIE_RTOL = 1e-9          # events closer than this (relative to λ) are processed together
 _FREE_ATOL = 1e-12        # α strictly inside (0, 1) by more than this counts as free
 
@@ -332,6 +334,8 @@ def _lemma2_qp(H, q, total, tol=1e-12, max_iter=None):
             a[block] = 0.0 if a[block] < 0.5 else 1.0
             free[block] = False
     a = np.clip(a, 0.0, 1.0)
+    a[a < _FREE_ATOL] = 0.0
+    a[a > 1.0 - _FREE_ATOL] = 1.0
     return a
 
 
@@ -522,6 +526,9 @@ def _initialize(K, y):
 def _svm_path(K, y, lambda_min, max_iter, ridge, refresh):
     l = y.size
     alpha, alpha0, lam, state, how, (top_kind, top_slope, top_bounds) = _initialize(K, y)
+    floor = lam * _FLOOR
+    if lambda_min is not None and lambda_min < floor:
+        lambda_min = None
     h = K @ (y * alpha) + alpha0
 
     bp, al, al0, mg, esz, kinds, bnds, kkt, sing, events = [], [], [], [], [], [], [], [], [], []
@@ -539,6 +546,10 @@ def _svm_path(K, y, lambda_min, max_iter, ridge, refresh):
     changed_at = np.full(l, np.inf)         # λ at which each point last changed set
     while True:
         elbow = np.flatnonzero(state == _ELBOW)
+        if lam <= floor * (1 + 1e-12):
+            record(pending_event, 0, np.full(4, np.nan), False)
+            status = 4
+            break
         if lambda_min is not None and lam <= lambda_min * (1 + 1e-12):
             record(pending_event, 0, np.full(4, np.nan), False)
             status = 2
@@ -552,8 +563,8 @@ def _svm_path(K, y, lambda_min, max_iter, ridge, refresh):
             if not np.isfinite(lam_next) or lam_next <= 0:
                 tail_direction, tail_slope0, status = np.zeros(l), 0.0, 1
                 break
-            if lambda_min is not None and lam_next <= lambda_min:
-                lam = lambda_min
+            if (lambda_min is not None and lam_next <= lambda_min) or lam_next < floor:
+                lam = floor if lambda_min is None or lambda_min < floor else lambda_min
                 alpha0 = _midpoint_alpha0(lam, bounds)
                 h = hstar + alpha0
                 pending_event = "lambda_min"
@@ -629,6 +640,8 @@ def _svm_path(K, y, lambda_min, max_iter, ridge, refresh):
         stop_here = lambda_min is not None and lam_next <= lambda_min
         if stop_here:
             lam_next = lambda_min
+        elif lam_next < floor:
+            stop_here, lam_next = True, floor
         step = lam_next - lam
         alpha[elbow] = np.clip(a_e + step * b, 0.0, 1.0)
         alpha0 += step * b0
@@ -636,7 +649,7 @@ def _svm_path(K, y, lambda_min, max_iter, ridge, refresh):
         lam = lam_next
         n_iter += 1
         if stop_here:
-            pending_event = "lambda_min"
+            pending_event = "lambda_min" if lam > floor else "numerical floor"
             continue
 
         # ---- apply every event within the tie tolerance
@@ -684,7 +697,7 @@ def _svm_path(K, y, lambda_min, max_iter, ridge, refresh):
         history=history, initialization=how,
         _segment_kind=arr(kinds, int), _segment_bounds=np.asarray(bnds)[sel],
         _top_kind=int(top_kind), _top_slope=float(top_slope), _top_bounds=np.asarray(top_bounds),
-        _tail_direction=None if status in (2, 3) else tail_direction, _tail_slope0=float(tail_slope0),
+        _tail_direction=None if status in (2, 3, 4) else tail_direction, _tail_slope0=float(tail_slope0),
     )
     for name in ("breakpoints", "alphas", "alpha0s", "margins", "elbow_sizes", "y"):
         getattr(result, name).setflags(write=False)
