@@ -266,3 +266,19 @@ def test_dataset_is_frozen_and_describes_itself():
     assert "550 x 50" in repr(ds)
     text = ds.summary()
     assert "g50c.mat" in text and "Chapelle" in text
+
+
+def test_warm_load_does_not_parse_again(monkeypatch):
+    from toolkit.data import _parsers
+
+    first = data.load("usps", 3, 8)
+    data.load("g50c")
+
+    def refuse(path):
+        raise AssertionError(f"{path} parsed again")
+
+    monkeypatch.setattr(_parsers, "parse_esl_text", refuse)
+    monkeypatch.setattr(_parsers, "parse_mat", refuse)
+    again = data.load("usps", 3, 8)
+    np.testing.assert_array_equal(first.X, again.X)
+    data.load("g50c")

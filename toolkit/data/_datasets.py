@@ -327,6 +327,7 @@ def load(name, *classes, **options):
         - ``mnist``: ``split`` ("train" | "test" | "all" = train then test) ["train"], ``n``
           (keep the first n rows of the chosen classes) [None], ``normalize``
           ("pixels" = x / 255 | "unit" = rows of x / 255 scaled to unit norm | "raw") ["pixels"];
+          with ``split="all"``, ``options["n_train"]`` counts the leading rows from the training file;
         - ``coil20``: ``size`` (images resampled to size x size by area averaging) [32];
         - every real data set: ``normalize`` (None | "unit") [None], ``n`` [None];
         - ``gaussian2c`` / ``gaussian4c``: ``n`` [500], ``d`` [500], ``rng`` [None];
@@ -419,6 +420,9 @@ def load(name, *classes, **options):
         used["normalize"] = normalize
     if n_keep is not None:
         used["n"] = n_keep
+    if name == "mnist" and used["split"] == "all":
+        # MNIST3VS8 (Melacci & Belkin) keeps the original division: rows before n_train are training rows
+        used["n_train"] = int(np.sum(rows < 60000))
 
     table = catalogue()[name]
     title = table["title"]
