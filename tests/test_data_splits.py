@@ -171,3 +171,18 @@ def test_fixed_splits_need_all_rows():
         data.fixed_splits(data.load("uspst", 3, 8))
     with pytest.raises(ValueError, match="published splits"):
         data.fixed_splits(data.load("gaussian2c", rng=0))
+
+
+@given(n_per_class=st.lists(st.integers(4, 25), min_size=2, max_size=4), folds=st.integers(2, 4),
+       seed=st.integers(0, 2**31))
+def test_cv_splits_properties(n_per_class, folds, seed):
+    y = np.repeat(np.arange(len(n_per_class)), n_per_class)
+    k = len(n_per_class)
+    splits = data.cv_splits(y, folds=folds, repeats=2, l=k, v=k, rng=seed)
+    assert len(splits) == 2 * folds
+    for s in splits:
+        _check_partition(s, len(y))
+        assert len(s.labeled) + len(s.unlabeled) + len(s.validation) + len(s.test) == len(y)
+        assert set(y[s.labeled]) == set(range(k)) == set(y[s.validation])
+        for c, size in enumerate(n_per_class):  # stratified: class share of each fold within one point
+            assert abs((y[s.test] == c).sum() - size / folds) < 1 + 1e-9
