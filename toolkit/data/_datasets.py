@@ -256,7 +256,14 @@ _LOADERS = {
 
 
 def available() -> tuple[str, ...]:
-    """Names accepted by :func:`load`."""
+    """Names accepted by :func:`load`.
+
+    Examples
+    --------
+    >>> from toolkit.data import available
+    >>> "usps" in available() and "ssl-book" in available()
+    True
+    """
     return tuple(_LOADERS)
 
 

@@ -68,13 +68,29 @@ def urls() -> dict[str, str]:
 
 @functools.cache
 def catalogue() -> dict:
-    """The parsed ``catalogue.toml``: data set name -> its table."""
+    """The parsed ``catalogue.toml``: data set name -> its table.
+
+    Examples
+    --------
+    >>> from toolkit.data import catalogue
+    >>> catalogue()["usps"]["n"], catalogue()["usps"]["d"]
+    (9298, 256)
+    """
     raw = resources.files("toolkit.data_registry").joinpath("catalogue.toml").read_text(encoding="utf-8")
     return tomllib.loads(raw)
 
 
 def cache_dir() -> Path:
-    """The cache folder: ``$TOOLKIT_DATA_DIR`` or pooch's platform cache for ``ssl-toolkit``."""
+    """The cache folder: ``$TOOLKIT_DATA_DIR`` or pooch's platform cache for ``ssl-toolkit``.
+
+    Examples
+    --------
+    >>> import os
+    >>> from toolkit.data import cache_dir
+    >>> os.environ["TOOLKIT_DATA_DIR"] = "/tmp/ssl-cache"          # doctest: +SKIP
+    >>> cache_dir()                                                # doctest: +SKIP
+    PosixPath('/tmp/ssl-cache')
+    """
     env = os.environ.get(ENV_DIR, "").strip()
     if env:
         return Path(env).expanduser()
@@ -159,6 +175,13 @@ def fetch_file(name: str, *, progressbar: bool = False) -> FileRecord:
     DataError
         The file cannot be obtained (missing from the mirror, unreachable source); the message
         names the file and ``TOOLKIT_DATA_MIRROR``.
+
+    Examples
+    --------
+    >>> from toolkit.data import fetch_file
+    >>> record = fetch_file("g50c.mat")                            # doctest: +SKIP
+    >>> record.hash                                                # doctest: +SKIP
+    'sha256:9f0d95cb5884d817c1165861b347a428bcc255566d1e74c871bd0de58b23423f'
     """
     reg = registry()
     if name not in reg:
