@@ -87,9 +87,9 @@ def cache_dir() -> Path:
     --------
     >>> import os
     >>> from toolkit.data import cache_dir
-    >>> os.environ["TOOLKIT_DATA_DIR"] = "/tmp/ssl-cache"          # doctest: +SKIP
+    >>> os.environ["TOOLKIT_DATA_DIR"] = "ssl-cache"               # doctest: +SKIP
     >>> cache_dir()                                                # doctest: +SKIP
-    PosixPath('/tmp/ssl-cache')
+    PosixPath('ssl-cache')
     """
     env = os.environ.get(ENV_DIR, "").strip()
     if env:
