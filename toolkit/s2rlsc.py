@@ -238,8 +238,12 @@ def _init_random(n_free, balance, valid, gen):
 # the search driver shared by s2rlsc and mmc
 
 def _search(op, y_fixed, first_inits, n_free, balance, eps, valid, *, search, order, mu, nu, restarts,
-            tol, max_iter, patience, polish, callback, gen):
-    """Run the restarts; return (best y, records, history of the best, status)."""
+            tol, max_iter, patience, polish, callback, gen, engine=local_search):
+    """Run the restarts; return (best y, records, history of the best, status, message).
+
+    ``engine`` runs one (1+1) search; the compiled :func:`local_search` unless a test or benchmark
+    passes the plain reference of :mod:`toolkit._s2rlsc_reference` (same signature).
+    """
     n = op.n
     first = n - n_free
     tol_abs = tol * float(op.d2.sum())            # F ≤ yᵀ D² y = Σ d²  (= 1 + λ', or 1 for MMC)
@@ -270,7 +274,7 @@ def _search(op, y_fixed, first_inits, n_free, balance, eps, valid, *, search, or
             y = full_labelling(y_free)
             state = op.state(y)
             F0 = op.objective(y)
-            _, sweeps, n_eval, n_flip, conv, _ = local_search(
+            _, sweeps, n_eval, n_flip, conv, _ = engine(
                 y, state, op.M, op.V, op.d2, op.diag, lowrank, first, int((y[first:] > 0).sum()), balance,
                 eps, tol_abs, order == "random", seed, max_iter, F0, history_buf)
             hist = history_buf[:sweeps + 1].copy()
@@ -320,7 +324,7 @@ def _search(op, y_fixed, first_inits, n_free, balance, eps, valid, *, search, or
     message = _STATUS[status].format(k=n_unconverged, r=len(records))
     if status == 1:
         warnings.warn(f"{message} (max_iter={max_iter}; best F={best_F:.6g}).", ConvergenceWarning,
-                      stacklevel=3)
+                      stacklevel=4)
     return best_y, records, best_hist, status, message
 
 
@@ -529,6 +533,14 @@ def s2rlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, de
     >>> bool(np.mean(fit.labels_unlabeled == y[unl]) > 0.95)
     True
     """
+    return _s2rlsc(local_search, **locals())
+
+
+def _s2rlsc(engine, X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, degree=2, coef0=1.0,
+           offset=False, lam=1.0, lam_u=1.0, balance=None, eps=0.1, search="1+1", order="round-robin",
+           mu=5, nu=25, init="rlsc", restarts=10, n_basis=None, polish=True, tol=1e-12, max_iter=None,
+           patience=None, x0=None, callback=None, rng=None):
+    """Body of :func:`s2rlsc` with the (1+1) search engine as a parameter."""
     func = "s2rlsc"
     t_start = time.perf_counter()
     sigma, degree, coef0 = _check_kernel(kernel, sigma, degree, coef0, func)
@@ -598,7 +610,7 @@ def s2rlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, de
     y, records, history, status, message = _search(
         op, y_l, first_inits, u, balance, eps, valid, search=search, order=order, mu=mu, nu=nu,
         restarts=restarts, tol=tol, max_iter=max_iter, patience=patience, polish=polish, callback=callback,
-        gen=gen)
+        gen=gen, engine=engine)
     params = dict(kernel=kernel if isinstance(kernel, str) else getattr(kernel, "__name__", "callable"),
                   sigma=sigma, lam=lam, lam_u=lam_u, balance=balance, eps=eps, search=search, order=order,
                   mu=mu, nu=nu, init=init, restarts=restarts, n_basis=None if basis is None else len(basis),
@@ -654,6 +666,13 @@ def mmc(X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=False, la
     >>> bool(abs(np.mean(fit.labels == truth) - 0.5) > 0.45)
     True
     """
+    return _mmc(local_search, **locals())
+
+
+def _mmc(engine, X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=False, lam=1.0, balance=0.5, eps=0.1,
+        search="1+1", order="round-robin", mu=5, nu=25, restarts=10, n_basis=None, polish=True, tol=1e-12,
+        max_iter=None, patience=None, x0=None, callback=None, rng=None):
+    """Body of :func:`mmc` with the (1+1) search engine as a parameter."""
     func = "mmc"
     t_start = time.perf_counter()
     sigma, degree, coef0 = _check_kernel(kernel, sigma, degree, coef0, func)
@@ -706,7 +725,7 @@ def mmc(X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=False, la
     y, records, history, status, message = _search(
         op, np.empty(0), first_inits, n, balance, eps, valid, search=search, order=order, mu=mu, nu=nu,
         restarts=restarts, tol=tol, max_iter=max_iter, patience=patience, polish=polish, callback=callback,
-        gen=gen)
+        gen=gen, engine=engine)
     params = dict(kernel=kernel if isinstance(kernel, str) else getattr(kernel, "__name__", "callable"),
                   sigma=sigma, lam=lam, balance=balance, eps=eps, search=search, order=order, mu=mu, nu=nu,
                   restarts=restarts, n_basis=None if basis is None else len(basis), basis=basis,

@@ -1,0 +1,356 @@
+"""S²RLSC and maximum margin clustering (Gieseke et al. 2011, 2012) against independent references.
+
+References used here: the dense O(n³) solve of eq. (7) (``direct_objective``), brute force over
+all valid labellings, the naive search that recomputes F for every candidate, supervised RLSC.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from toolkit import kernel_matrix, mmc, rlsc, s2rlsc
+from toolkit._s2rlsc_operator import (diagonal_weights, nystrom_features, operator_from_features,
+                                      operator_from_kernel)
+from toolkit._s2rlsc_reference import direct_objective, mmc_naive, s2rlsc_naive
+from toolkit._s2rlsc_search import local_search
+from toolkit.s2rlsc import ConvergenceWarning
+
+
+def gaussian2c(n, d, seed, shift=2.5):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.where(np.arange(n) < n // 2, 1, -1)
+    X[:, 0] += shift * y
+    perm = rng.permutation(n)
+    return X[perm], y[perm]
+
+
+def split(n=60, d=5, l=8, seed=0):
+    X, y = gaussian2c(n, d, seed)
+    # make sure both classes are labelled
+    order = np.r_[np.flatnonzero(y > 0)[: l // 2], np.flatnonzero(y < 0)[: l - l // 2]]
+    rest = np.setdiff1d(np.arange(n), order)
+    return X[order], y[order], X[rest], y[rest]
+
+
+def best_valid_flip_gain(K, y_full, l, lam, lam_u, balance, eps):
+    """Largest decrease of the direct F over valid single flips of the free coordinates."""
+    n = len(y_full)
+    u = n - l
+    f0 = direct_objective(K, y_full, l, lam, lam_u)
+    best = 0.0
+    for j in range(l, n):
+        z = y_full.copy()
+        z[j] = -z[j]
+        if abs(np.mean(z[l:] > 0) - balance) >= eps:
+            continue
+        best = max(best, f0 - direct_objective(K, z, l, lam, lam_u))
+    return best, f0, u
+
+
+# ------------------------------------------------------------------ the O(1) flip update
+
+@given(n=st.integers(3, 14), l_frac=st.floats(0.1, 0.9), lam=st.floats(1e-3, 1e2), lam_u=st.floats(1e-3, 1e2),
+       seed=st.integers(0, 2**16), form=st.sampled_from(["kernel", "features", "nystrom-full"]))
+def test_flip_delta_equals_direct_recomputation(n, l_frac, lam, lam_u, seed, form):
+    rng = np.random.default_rng(seed)
+    l = min(max(1, int(l_frac * n)), n - 1)
+    X = rng.normal(size=(n, int(rng.integers(1, 6))))
+    K = kernel_matrix(X, kernel="rbf", sigma=1.0) if form == "nystrom-full" else X @ X.T
+    d = diagonal_weights(l, n - l, lam_u)
+    if form == "kernel":
+        op = operator_from_kernel(K, d, lam)
+    elif form == "features":
+        op = operator_from_features(X, d, lam, dense=False)
+    else:                                   # Nyström with every point in the basis: r = n is exact
+        Phi, _ = nystrom_features(K, K, rcond=1e-13)
+        op = operator_from_features(Phi, d, lam, dense=False)
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    F = direct_objective(K, y, l, lam, lam_u)
+    scale = 1.0 + lam_u
+    assert op.objective(y) == pytest.approx(F, rel=1e-6, abs=1e-9 * scale)
+    m = op.matvec(y)
+    M_jj = op.diag
+    for j in range(l, n):
+        z = y.copy()
+        z[j] = -z[j]
+        delta = -4.0 * y[j] * m[j] + 4.0 * M_jj[j]
+        assert delta == pytest.approx(direct_objective(K, z, l, lam, lam_u) - F, abs=1e-7 * scale)
+    # accepting a flip: m ← m − 2 y_j M[:, j] equals M ȳ
+    j = n - 1
+    e = np.zeros(n)
+    e[j] = 1.0
+    col = op.matvec(e)
+    z = y.copy()
+    z[j] = -z[j]
+    np.testing.assert_allclose(m - 2 * y[j] * col, op.matvec(z), atol=1e-10 * scale)
+
+
+@given(seed=st.integers(0, 2**16), lowrank=st.booleans(), order=st.booleans())
+def test_compiled_search_tracks_F_exactly(seed, lowrank, order):
+    rng = np.random.default_rng(seed)
+    n, l = 25, 5
+    X = rng.normal(size=(n, 3))
+    d = diagonal_weights(l, n - l, 0.7)
+    op = operator_from_features(X, d, 0.2, dense=not lowrank)
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    n_pos = int((y[l:] > 0).sum())
+    hist = np.empty(1001)
+    F, sweeps, n_eval, n_flip, conv, n_pos_end = local_search(
+        y, op.state(y), op.M, op.V, op.d2, op.diag, op.lowrank, l, n_pos, 0.5, 1.0, 0.0, order, seed, 1000,
+        op.objective(y), hist)
+    assert conv
+    assert F == pytest.approx(direct_objective(X @ X.T, y, l, 0.2, 0.7), abs=1e-10)
+    assert n_pos_end == int((y[l:] > 0).sum())
+    assert np.all(np.diff(hist[:sweeps + 1]) <= 1e-12)
+
+
+def test_nystrom_with_all_points_equals_exact():
+    Xl, yl, Xu, _ = split(50, 8, 6, seed=3)
+    kw = dict(kernel="rbf", sigma=3.0, lam=0.1, lam_u=0.5, restarts=4, rng=11)
+    exact = s2rlsc(Xl, yl, Xu, **kw)
+    nys = s2rlsc(Xl, yl, Xu, n_basis=50, **kw)
+    np.testing.assert_array_equal(exact.labels_unlabeled, nys.labels_unlabeled)
+    assert nys.objective == pytest.approx(exact.objective, rel=1e-7)
+    np.testing.assert_allclose(nys.decision_function(Xu), exact.decision_function(Xu), rtol=1e-5, atol=1e-8)
+    assert "Nystrom" in nys.params["operator"]
+
+
+# ------------------------------------------------------------------ optimality
+
+CONFIGS = [
+    dict(),
+    dict(order="random"),
+    dict(search="mu+nu"),
+    dict(kernel="rbf", sigma=2.0),
+    dict(n_basis=15),
+    dict(offset=True, lam=0.05),
+    dict(init="random", lam_u=5.0),
+]
+
+
+@pytest.mark.parametrize("kw", CONFIGS, ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()) or "default")
+def test_result_is_valid_local_optimum_with_exact_objective(kw):
+    Xl, yl, Xu, _ = split(70, 6, 8, seed=5)
+    params = dict(lam=0.5, lam_u=1.0, balance=0.5, eps=0.1, restarts=3, rng=2)
+    params.update(kw)
+    res = s2rlsc(Xl, yl, Xu, **params)
+    X = np.vstack([Xl, Xu])
+    if "n_basis" in kw:
+        basis = res.params["basis"]
+        C = kernel_matrix(X, X[basis])
+        Phi, _ = nystrom_features(C, C[basis])
+        K = Phi @ Phi.T
+    else:
+        K = kernel_matrix(X, kernel=params.get("kernel", "linear"), sigma=params.get("sigma"))
+    if params.get("offset"):
+        K = K + 1.0
+    y_full = np.r_[yl, res.labels_unlabeled].astype(float)
+    gain, F, u = best_valid_flip_gain(K, y_full, len(yl), params["lam"], params["lam_u"], 0.5, 0.1)
+    assert res.objective == pytest.approx(F, rel=1e-7)
+    assert gain <= 1e-9 * max(1.0, F)
+    assert abs(np.mean(res.labels_unlabeled > 0) - 0.5) < 0.1
+    assert res.converged and res.status == 0
+    assert res.objective == pytest.approx(res.restart_objectives.min())
+    assert np.all(np.diff(res.history) <= 1e-12)
+    assert res.n_flips > 0 and res.n_evaluations >= res.n_flips
+
+
+def test_mmc_local_optimum_and_clusters():
+    X, y = gaussian2c(60, 3, seed=4, shift=4.0)
+    res = mmc(X, lam=0.1, restarts=4, rng=0)
+    K = X @ X.T
+    gain, F, _ = best_valid_flip_gain(K, res.labels.astype(float), 0, 0.1, 1.0, 0.5, 0.1)
+    assert res.objective == pytest.approx(F, rel=1e-7)
+    assert gain <= 1e-9
+    agreement = np.mean(res.labels == y)
+    assert max(agreement, 1 - agreement) > 0.95
+    np.testing.assert_array_equal(res.predict(X), res.labels)   # training labels are sign(f)
+    assert "MMC" in res.summary()
+
+
+# ------------------------------------------------------------------ brute force and special cases
+
+def _all_valid_min(K, y_l, u, lam, lam_u, balance, eps):
+    best = np.inf
+    for bits in itertools.product([-1.0, 1.0], repeat=u):
+        yu = np.array(bits)
+        if abs(np.mean(yu > 0) - balance) >= eps:
+            continue
+        best = min(best, direct_objective(K, np.r_[y_l, yu], len(y_l), lam, lam_u))
+    return best
+
+
+@pytest.mark.parametrize("seed,u,kernel", [(0, 10, "linear"), (1, 12, "rbf"), (2, 9, "linear")])
+def test_best_of_restarts_reaches_global_optimum(seed, u, kernel):
+    rng = np.random.default_rng(seed)
+    l = 3
+    X = rng.normal(size=(l + u, 2))
+    y_l = np.array([1.0, -1.0, 1.0])
+    kw = dict(kernel=kernel, sigma=1.0 if kernel == "rbf" else None, lam=0.05, lam_u=2.0, balance=0.5, eps=0.25)
+    K = kernel_matrix(X, kernel=kernel, sigma=kw["sigma"])
+    best = _all_valid_min(K, y_l, u, kw["lam"], kw["lam_u"], 0.5, 0.25)
+    for search in ["1+1", "mu+nu"]:
+        res = s2rlsc(X[:l], y_l, X[l:], search=search, restarts=30, rng=seed, **kw)
+        assert res.objective == pytest.approx(best, rel=1e-9), search
+
+
+def test_mmc_global_optimum_small():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(11, 2))
+    K = X @ X.T
+    best = np.inf
+    for bits in itertools.product([-1.0, 1.0], repeat=11):
+        y = np.array(bits)
+        if abs(np.mean(y > 0) - 0.5) < 0.2:
+            best = min(best, direct_objective(K, y, 0, 0.3, 1.0))
+    res = mmc(X, lam=0.3, eps=0.2, restarts=40, rng=0)
+    assert res.objective == pytest.approx(best, rel=1e-9)
+
+
+def test_small_lam_u_gives_supervised_rlsc():
+    Xl, yl, Xu, _ = split(40, 4, 10, seed=6)
+    sup = rlsc(Xl, yl, lam=0.3)
+    semi = s2rlsc(Xl, yl, Xu, lam=0.3, lam_u=1e-10, restarts=2, rng=0)
+    np.testing.assert_allclose(semi.coefficients[:10], sup.coefficients, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(semi.coefficients[10:], 0.0, atol=1e-8)
+    Xt = np.vstack([Xl, Xu])
+    np.testing.assert_allclose(semi.decision_function(Xt), sup.decision_function(Xt), rtol=1e-6, atol=1e-8)
+
+
+def test_same_seed_same_result_and_naive_agrees():
+    Xl, yl, Xu, _ = split(80, 5, 6, seed=8)
+    kw = dict(lam=0.2, lam_u=1.0, restarts=4, rng=123)
+    a = s2rlsc(Xl, yl, Xu, **kw)
+    b = s2rlsc(Xl, yl, Xu, **kw)
+    np.testing.assert_array_equal(a.labels_unlabeled, b.labels_unlabeled)
+    np.testing.assert_array_equal(a.restart_objectives, b.restart_objectives)
+    assert a.seed == 123
+    for search in ["mu+nu"]:
+        c = s2rlsc(Xl, yl, Xu, search=search, **kw)
+        e = s2rlsc(Xl, yl, Xu, search=search, **kw)
+        np.testing.assert_array_equal(c.restart_objectives, e.restart_objectives)
+    naive = s2rlsc_naive(Xl, yl, Xu, **kw)           # same decisions, F recomputed for every candidate
+    np.testing.assert_array_equal(naive.labels_unlabeled, a.labels_unlabeled)
+    assert naive.n_evaluations == a.n_evaluations and naive.n_flips == a.n_flips
+    X, _ = gaussian2c(40, 3, 9)
+    np.testing.assert_array_equal(mmc(X, restarts=3, rng=1).labels, mmc_naive(X, restarts=3, rng=1).labels)
+
+
+def test_label_coding_precomputed_and_offset_paths_agree():
+    Xl, yl, Xu, yu = split(60, 5, 8, seed=10)
+    names = np.array(["neg", "pos"])
+    yl_s = names[(yl > 0).astype(int)]
+    kw = dict(lam=0.5, lam_u=1.0, restarts=3, rng=4)
+    a = s2rlsc(Xl, yl_s, Xu, **kw)
+    assert set(a.labels_unlabeled) <= {"neg", "pos"}
+    assert np.mean(a.labels_unlabeled == names[(yu > 0).astype(int)]) > 0.9
+    X = np.vstack([Xl, Xu])
+    K = X @ X.T
+    b = s2rlsc(K[:8], yl_s, K[8:], kernel="precomputed", **kw)
+    np.testing.assert_array_equal(a.labels_unlabeled, b.labels_unlabeled)
+    np.testing.assert_array_equal(a.predict(Xu[:5]), b.predict(K[8:13]))
+    # offset through appended features (linear fast path) == kernel + 1 (precomputed path)
+    c = s2rlsc(Xl + 2.0, yl, Xu + 2.0, offset=True, **kw)
+    X2 = X + 2.0
+    e = s2rlsc((X2 @ X2.T + 1.0)[:8], yl, (X2 @ X2.T + 1.0)[8:], kernel="precomputed", **kw)
+    np.testing.assert_array_equal(c.labels_unlabeled, e.labels_unlabeled)
+    assert c.objective == pytest.approx(e.objective, rel=1e-8)
+
+
+def test_quality_gaussian2c_beats_rlsc():
+    X, y = gaussian2c(500, 100, 21)
+    Xtr, ytr, Xte, yte = X[:250], y[:250], X[250:], y[250:]
+    res = s2rlsc(Xtr[:25], ytr[:25], Xtr[25:], lam=8.0, lam_u=1.0, restarts=10, rng=0)
+    sup = rlsc(Xtr[:25], ytr[:25], lam=1.0)
+    e_s2 = np.mean(res.predict(Xte) != yte)
+    e_rl = np.mean(sup.predict(Xte) != yte)
+    assert e_s2 <= 0.05 and e_s2 <= e_rl
+
+
+# ------------------------------------------------------------------ solver contract
+
+def test_warm_start_callback_and_max_iter():
+    Xl, yl, Xu, _ = split(50, 4, 6, seed=12)
+    base = s2rlsc(Xl, yl, Xu, restarts=2, rng=0)
+    warm = s2rlsc(Xl, yl, Xu, restarts=1, x0=base.labels_unlabeled, rng=1)
+    np.testing.assert_array_equal(warm.labels_unlabeled, base.labels_unlabeled)
+    assert warm.restarts[0].init == "x0" and warm.restarts[0].n_flips == 0
+    seen = []
+
+    def stop_after_two(record):
+        seen.append(record.objective)
+        if len(seen) == 2:
+            raise StopIteration
+
+    res = s2rlsc(Xl, yl, Xu, restarts=10, rng=0, callback=stop_after_two)
+    assert res.status == 2 and len(res.restart_objectives) == 2 and not res.converged
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        res = s2rlsc(Xl, yl, Xu, restarts=2, init="random", max_iter=1, rng=0)
+    assert res.status == 1 and not res.converged
+
+
+def test_result_is_frozen_and_reports():
+    Xl, yl, Xu, _ = split(40, 3, 6, seed=13)
+    res = s2rlsc(Xl, yl, Xu, restarts=2, rng=0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        res.objective = 0.0
+    text = res.summary()
+    assert "objective F" in text and "seed" in text
+    assert res._repr_html_().startswith("<table>")
+    assert res.time_total >= res.time_preprocessing >= 0.0
+    assert res.restarts[0].init == "rlsc" and res.restarts[1].init == "random"
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(y_labeled=[1, 1, 1, 1]), "exactly two classes"),
+    (dict(y_labeled=[0, 1, 2, 1]), "exactly two classes"),
+    (dict(lam=0.0), "'lam' parameter of s2rlsc"),
+    (dict(lam=-1.0), "'lam' parameter of s2rlsc"),
+    (dict(lam_u=0.0), "'lam_u' parameter of s2rlsc"),
+    (dict(balance=0.0), "'balance' parameter of s2rlsc"),
+    (dict(balance=1.0), "'balance' parameter of s2rlsc"),
+    (dict(balance=1.5), "'balance' parameter of s2rlsc"),
+    (dict(X_unlabeled=np.zeros((0, 3))), "at least one row"),
+    (dict(X_labeled=np.array([[np.nan, 0, 0]] * 4)), "finite"),
+    (dict(X_unlabeled=np.full((5, 3), np.inf)), "finite"),
+    (dict(X_unlabeled=np.zeros((5, 2))), "features"),
+    (dict(y_labeled=[0, 1, 1]), "rows"),
+    (dict(kernel="precomputed"), "precomputed"),
+    (dict(kernel="rbf"), "sigma"),
+    (dict(eps=1e-3), "no labelling"),
+    (dict(n_basis=0), "'n_basis' parameter"),
+    (dict(n_basis=np.array([0, 0, 1])), "distinct"),
+    (dict(search="ga"), "'search' parameter"),
+    (dict(restarts=0), "'restarts' parameter"),
+    (dict(x0=np.zeros(5)), "'x0' parameter"),
+])
+def test_bad_input(kwargs, match):
+    rng = np.random.default_rng(0)
+    args = dict(X_labeled=rng.normal(size=(4, 3)), y_labeled=[0, 1, 0, 1], X_unlabeled=rng.normal(size=(5, 3)))
+    args.update(kwargs)
+    with pytest.raises((ValueError, TypeError), match=match):
+        s2rlsc(args.pop("X_labeled"), args.pop("y_labeled"), args.pop("X_unlabeled"), **args)
+
+
+def test_bad_input_mmc_and_prediction_shapes():
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    with pytest.raises(ValueError, match="'balance' parameter of mmc"):
+        mmc(X, balance=1.0)
+    with pytest.raises(ValueError, match="symmetric"):
+        mmc(X @ X.T + np.triu(np.ones((10, 10)), 1), kernel="precomputed")
+    res = mmc(X @ X.T, kernel="precomputed", restarts=2, rng=0)
+    with pytest.raises(ValueError, match="kernel rows"):
+        res.decision_function(np.zeros((3, 4)))
+    res = mmc(X, restarts=2, rng=0)
+    with pytest.raises(ValueError, match="features"):
+        res.predict(np.zeros((3, 5)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mmc(X, restarts=1, rng=0)
