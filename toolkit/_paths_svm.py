@@ -62,8 +62,8 @@ class SvmPath:
     status, message, converged, n_iter :
         Why the path stopped (see ``_STATUS_MESSAGES``); ``converged`` is False only when
         ``max_iter`` cut the path short; ``n_iter`` is the number of events processed.
-    lambda_min : float or None
-        The requested lower end.
+    lambda_stop : float or None
+        The requested lower end (the ``lambda_min`` argument).
     n_singular_steps : int
         Segments whose elbow system was singular (duplicated points, rank-deficient kernels)
         and was solved by least squares (or by the ridge step, see ``ridge``).
@@ -84,7 +84,7 @@ class SvmPath:
     message: str
     converged: bool
     n_iter: int
-    lambda_min: float | None
+    lambda_stop: float | None
     n_singular_steps: int
     history: dict
     initialization: str
@@ -693,7 +693,7 @@ def _svm_path(K, y, lambda_min, max_iter, ridge, refresh):
     result = SvmPath(
         breakpoints=arr(bp), alphas=np.asarray(al)[sel], alpha0s=arr(al0), margins=np.asarray(mg)[sel],
         elbow_sizes=arr(esz, int), y=y.copy(), status=status, message=_STATUS_MESSAGES[status],
-        converged=status != 3, n_iter=n_iter, lambda_min=lambda_min, n_singular_steps=n_singular,
+        converged=status != 3, n_iter=n_iter, lambda_stop=lambda_min, n_singular_steps=n_singular,
         history=history, initialization=how,
         _segment_kind=arr(kinds, int), _segment_bounds=np.asarray(bnds)[sel],
         _top_kind=int(top_kind), _top_slope=float(top_slope), _top_bounds=np.asarray(top_bounds),

@@ -4,10 +4,22 @@
   precomputed kernel (Lemmas 1-2, events, eq. 23);
 * :func:`laplacian_svm_path` -- the semi-supervised hinge-loss model, an SVM path on the
   effective kernel ``J K (I + r L K)⁻¹ Jᵀ``;
+* :func:`rlsc_path` -- (weighted) RLS / RLSC for a λ grid from one eigendecomposition, with
+  closed-form leave-one-out errors and GCV;
+* :func:`validation_curve`, :func:`cv_svm_path`, :func:`cv_laplacian_svm_path` -- error along the
+  whole path on validation points or by k-fold CV, with ``lambda_min`` and ``lambda_1se``.
+
+Path objects follow glmnet: ``breakpoints`` (or ``lambdas``), ``coef(s)``,
+``decision_function(X, s)`` / ``predict(X, s)`` at any λ, ``plot()``, ``summary()``.
 """
 from __future__ import annotations
 
 from toolkit._paths_laplacian import LaplacianSvmPath, effective_kernel, laplacian_svm_path
+from toolkit._paths_rls import RlscPath, rlsc_path
+from toolkit._paths_selection import (PathSelection, cv_laplacian_svm_path, cv_svm_path, select_lambda,
+                                      validation_curve)
 from toolkit._paths_svm import SvmPath, svm_path
 
-__all__ = ["SvmPath", "svm_path", "LaplacianSvmPath", "laplacian_svm_path", "effective_kernel"]
+__all__ = ["SvmPath", "svm_path", "LaplacianSvmPath", "laplacian_svm_path", "effective_kernel",
+           "RlscPath", "rlsc_path", "PathSelection", "validation_curve", "cv_svm_path",
+           "cv_laplacian_svm_path", "select_lambda"]

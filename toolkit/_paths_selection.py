@@ -1,0 +1,298 @@
+"""Model selection along a whole path: validation error or k-fold CV, ``lambda_min`` and ``lambda_1se``.
+
+glmnet's rule (Friedman, Hastie & Tibshirani 2010, ``cv.glmnet``): ``lambda_min`` minimises the
+estimated error; ``lambda_1se`` is the largest λ whose error is within one standard error of that
+minimum (the most regularised model that is statistically as good).
+"""
+from __future__ import annotations
+
+import dataclasses
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+from toolkit._validation import check_matrix, check_rng, check_scalar
+
+__all__ = ["PathSelection", "validation_curve", "cv_svm_path", "cv_laplacian_svm_path", "select_lambda"]
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class PathSelection:
+    """Error along a λ grid and the selected λ (frozen; returned by the functions of this module).
+
+    Attributes
+    ----------
+    lambdas : ndarray of shape (n_lambdas,)
+        Decreasing grid.
+    error : ndarray of shape (n_lambdas,)
+        Misclassification rate (validation points, or mean over folds).
+    error_se : ndarray of shape (n_lambdas,)
+        Standard error: binomial ``sqrt(p (1 - p) / m)`` on a validation set, ``std / sqrt(k)``
+        over k folds.
+    fold_error : ndarray of shape (n_folds, n_lambdas) or None
+    lambda_min, lambda_1se : float
+    index_min, index_1se : int
+    method : str
+        ``"validation"`` or ``"k-fold"``.
+    n_folds : int or None
+    seed : int or None
+        The seed of the fold assignment.
+    path : object or None
+        The path fitted on all labelled points (k-fold CV), to predict at ``lambda_min``.
+    """
+
+    lambdas: np.ndarray
+    error: np.ndarray
+    error_se: np.ndarray
+    fold_error: np.ndarray | None
+    lambda_min: float
+    lambda_1se: float
+    index_min: int
+    index_1se: int
+    method: str
+    n_folds: int | None
+    seed: int | None
+    path: object = None
+
+    def summary(self) -> str:
+        """Grid, the two selected λ and their errors."""
+        k = f", {self.n_folds} folds" if self.n_folds else ""
+        return "\n".join([
+            f"Path-based model selection ({self.method}{k})",
+            f"  λ grid     : {self.lambdas.size} values from {self.lambdas[0]:.4g} to {self.lambdas[-1]:.4g}",
+            f"  lambda_min : {self.lambda_min:.4g}  (error {self.error[self.index_min]:.4f} "
+            f"± {self.error_se[self.index_min]:.4f})",
+            f"  lambda_1se : {self.lambda_1se:.4g}  (error {self.error[self.index_1se]:.4f})",
+        ])
+
+    def __repr__(self):
+        return (f"PathSelection(method={self.method!r}, n_lambdas={self.lambdas.size}, "
+                f"lambda_min={self.lambda_min:.4g}, lambda_1se={self.lambda_1se:.4g})")
+
+    def _repr_html_(self):
+        return "<pre>" + self.summary() + "</pre>"
+
+    def plot(self, *, ax=None):
+        """Error ± one standard error against log λ, ``lambda_min`` and ``lambda_1se`` marked."""
+        import matplotlib.pyplot as plt
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6, 4))
+        ax.plot(self.lambdas, self.error, color="C3")
+        ax.fill_between(self.lambdas, self.error - self.error_se, self.error + self.error_se, color="C3", alpha=0.2)
+        ax.axvline(self.lambda_min, color="k", lw=0.8, label="lambda_min")
+        ax.axvline(self.lambda_1se, color="k", lw=0.8, ls=":", label="lambda_1se")
+        ax.set_xscale("log")
+        ax.set_xlabel("λ (log scale)")
+        ax.set_ylabel("misclassification rate")
+        ax.legend()
+        return ax
+
+
+def select_lambda(lambdas, error, error_se):
+    """glmnet's rule on a decreasing grid: ``(index_min, index_1se)``.
+
+    ``index_min`` is the largest λ attaining the minimum error; ``index_1se`` the largest λ with
+    ``error <= error[index_min] + error_se[index_min]``.
+    """
+    error = np.asarray(error, dtype=float)
+    i_min = int(np.flatnonzero(error <= np.nanmin(error))[0])
+    i_1se = int(np.flatnonzero(error <= error[i_min] + error_se[i_min])[0])
+    return i_min, i_1se
+
+
+def _default_grid(path, n_lambdas):
+    """Breakpoints of an SVM-type path with geometric midpoints between them; an RLS path's own grid."""
+    if hasattr(path, "lambdas"):
+        return np.asarray(path.lambdas)
+    bps = np.asarray(path.breakpoints)
+    if n_lambdas is not None:
+        return np.geomspace(bps[0], bps[-1], n_lambdas) if bps.size > 1 else bps.copy()
+    mids = np.sqrt(bps[:-1] * bps[1:])
+    return np.sort(np.concatenate([bps, mids]))[::-1]
+
+
+def _errors(path, X_eval, y_eval, lambdas):
+    f = np.asarray(path.decision_function(X_eval, lambdas))
+    return np.mean(np.where(f >= 0, 1.0, -1.0) != y_eval[:, None], axis=0)
+
+
+def validation_curve(path, X_val, y_val, *, lambdas=None, n_lambdas=None):
+    """Misclassification on held-out points along a path, with ``lambda_min`` and ``lambda_1se``.
+
+    Parameters
+    ----------
+    path : SvmPath, LaplacianSvmPath or RlscPath
+        Anything with ``decision_function(X, lambdas)``.
+    X_val : array-like
+        What ``path.decision_function`` takes: the cross kernel (n_val, n_train) for
+        :class:`SvmPath` and :class:`RlscPath`, raw points for :class:`LaplacianSvmPath`.
+    y_val : array-like of shape (n_val,)
+        Labels in {-1, +1}.
+    lambdas : array-like, default=None
+        The grid; ``None``: the breakpoints and their geometric midpoints (SVM paths) or the
+        path's grid (RLS).
+    n_lambdas : int, default=None
+        With ``lambdas=None`` and an SVM path: this many log-spaced values between the first and
+        last breakpoints instead.
+
+    Returns
+    -------
+    PathSelection
+    """
+    func = "validation_curve"
+    y_val = check_matrix(y_val, "y_val", func, accept_sparse=False, ndim=1)
+    if not np.all(np.isin(y_val, (-1.0, 1.0))):
+        raise ValueError(f"The 'y_val' parameter of {func} must contain only -1 and +1.")
+    if lambdas is None:
+        lambdas = _default_grid(path, n_lambdas)
+    else:
+        lambdas = np.sort(check_matrix(np.atleast_1d(lambdas), "lambdas", func, accept_sparse=False, ndim=1))[::-1]
+    err = _errors(path, X_val, y_val, lambdas)
+    se = np.sqrt(err * (1 - err) / y_val.size)
+    i_min, i_1se = select_lambda(lambdas, err, se)
+    return PathSelection(lambdas=lambdas, error=err, error_se=se, fold_error=None,
+                         lambda_min=float(lambdas[i_min]), lambda_1se=float(lambdas[i_1se]),
+                         index_min=i_min, index_1se=i_1se, method="validation", n_folds=None, seed=None,
+                         path=path)
+
+
+def _stratified_folds(y, n_folds, gen):
+    fold = np.empty(y.size, dtype=int)
+    for label in (-1.0, 1.0):
+        idx = np.flatnonzero(y == label)
+        idx = idx[gen.permutation(idx.size)]
+        fold[idx] = np.arange(idx.size) % n_folds
+    return fold
+
+
+def _check_cv(y, n_folds, func):
+    n_folds = check_scalar(n_folds, "n_folds", func, kind=numbers.Integral, low=2)
+    smallest = int(min((y > 0).sum(), (y < 0).sum()))
+    if n_folds > smallest:
+        raise ValueError(f"The 'n_folds' parameter of {func} must be an int in [2, {smallest}] (the smaller "
+                         f"class has {smallest} points). Got {n_folds} instead.")
+    return n_folds
+
+
+def _eval_lambdas(path, lambdas):
+    """Clamp the grid to a fold path that was stopped (lambda_min / numerical floor)."""
+    svm = getattr(path, "svm", path)
+    if getattr(svm, "_tail_direction", 0) is None:
+        return np.maximum(lambdas, svm.breakpoints[-1])
+    return lambdas
+
+
+def _cv_result(lambdas, fold_err, n_folds, seed, path):
+    err = fold_err.mean(axis=0)
+    se = fold_err.std(axis=0, ddof=1) / np.sqrt(n_folds)
+    i_min, i_1se = select_lambda(lambdas, err, se)
+    return PathSelection(lambdas=lambdas, error=err, error_se=se, fold_error=fold_err,
+                         lambda_min=float(lambdas[i_min]), lambda_1se=float(lambdas[i_1se]),
+                         index_min=i_min, index_1se=i_1se, method="k-fold", n_folds=n_folds, seed=seed, path=path)
+
+
+def _grid_from(path, lambdas, n_lambdas, func):
+    if lambdas is not None:
+        return np.sort(check_matrix(np.atleast_1d(lambdas), "lambdas", func, accept_sparse=False, ndim=1))[::-1]
+    bps = path.breakpoints
+    low = max(bps[-1], bps[0] * 1e-6)
+    return np.geomspace(bps[0], low, n_lambdas) if low < bps[0] else np.array([bps[0]])
+
+
+def cv_svm_path(K, y, *, n_folds=5, lambdas=None, n_lambdas=100, rng=None):
+    """k-fold cross-validation of the SVM along its whole path (one :func:`svm_path` per fold).
+
+    Parameters
+    ----------
+    K : array-like of shape (n_samples, n_samples)
+    y : array-like of shape (n_samples,)
+        Labels in {-1, +1}.
+    n_folds : int, default=5
+        Folds, stratified by class; at most the size of the smaller class.
+    lambdas : array-like, default=None
+        ``None``: ``n_lambdas`` log-spaced values from λ⁰ of the full-data path down to its last
+        breakpoint (at most six decades).
+    n_lambdas : int, default=100
+    rng : None, int or numpy Generator, default=None
+        Fold assignment; the seed is stored in the result.
+
+    Returns
+    -------
+    PathSelection
+        With ``path`` the full-data :class:`SvmPath`.
+
+    Notes
+    -----
+    Cost: ``n_folds + 1`` paths, each a small multiple of one SVM fit, instead of
+    ``n_folds · n_lambdas`` fits.
+    """
+    from toolkit._paths_svm import svm_path
+    func = "cv_svm_path"
+    gen, seed = check_rng(rng)
+    full = svm_path(K, y)
+    K = np.asarray(K, dtype=float)
+    y = np.asarray(y, dtype=float)
+    n_folds = _check_cv(y, n_folds, func)
+    n_lambdas = check_scalar(n_lambdas, "n_lambdas", func, kind=numbers.Integral, low=1)
+    grid = _grid_from(full, lambdas, n_lambdas, func)
+    fold = _stratified_folds(y, n_folds, gen)
+    fold_err = np.empty((n_folds, grid.size))
+    for k in range(n_folds):
+        train, test = np.flatnonzero(fold != k), np.flatnonzero(fold == k)
+        p = svm_path(K[np.ix_(train, train)], y[train])
+        fold_err[k] = _errors(p, K[np.ix_(test, train)], y[test], _eval_lambdas(p, grid))
+    return _cv_result(grid, fold_err, n_folds, seed, full)
+
+
+def cv_laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, n_folds=5, lambdas=None, n_lambdas=100, rng=None,
+                          kernel="rbf", sigma=None, degree=2, coef0=1.0, neighbors=6, weight="binary",
+                          graph_sigma=None, normalized=True, laplacian_degree=1, metric="euclidean",
+                          gamma_ratio=1.0):
+    """k-fold cross-validation of :func:`laplacian_svm_path` over the labelled points.
+
+    The held-out labelled points of a fold join the unlabelled ones (their labels hidden), so
+    every fold uses the same graph on the same n points; the graph is built once.
+
+    Parameters
+    ----------
+    X_labeled, y_labeled, X_unlabeled :
+        As in :func:`laplacian_svm_path`.
+    n_folds, lambdas, n_lambdas, rng :
+        As in :func:`cv_svm_path`.
+    kernel, sigma, degree, coef0, neighbors, weight, graph_sigma, normalized, laplacian_degree, metric, gamma_ratio :
+        As in :func:`laplacian_svm_path`.
+
+    Returns
+    -------
+    PathSelection
+        With ``path`` the :class:`LaplacianSvmPath` on all labelled points.
+    """
+    from toolkit._paths_laplacian import laplacian_svm_path
+    func = "cv_laplacian_svm_path"
+    gen, seed = check_rng(rng)
+    common = dict(kernel=kernel, sigma=sigma, degree=degree, coef0=coef0, gamma_ratio=gamma_ratio)
+    full = laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, neighbors=neighbors, weight=weight,
+                              graph_sigma=graph_sigma, normalized=normalized, laplacian_degree=laplacian_degree,
+                              metric=metric, **common)
+    Xl = np.asarray(X_labeled, dtype=float)
+    y = np.asarray(y_labeled, dtype=float)
+    Xu = np.asarray(X_unlabeled, dtype=float).reshape(-1, Xl.shape[1])
+    n_folds = _check_cv(y, n_folds, func)
+    n_lambdas = check_scalar(n_lambdas, "n_lambdas", func, kind=numbers.Integral, low=1)
+    grid = _grid_from(full, lambdas, n_lambdas, func)
+    L = None
+    if gamma_ratio > 0:
+        from toolkit.graphs import laplacian
+        L = sp.csr_matrix(laplacian(full.X_train, neighbors=neighbors, weight=weight, sigma=graph_sigma,
+                                    normalized=normalized, degree=laplacian_degree, metric=metric))
+    fold = _stratified_folds(y, n_folds, gen)
+    l = y.size
+    fold_err = np.empty((n_folds, grid.size))
+    for k in range(n_folds):
+        train, test = np.flatnonzero(fold != k), np.flatnonzero(fold == k)
+        order = np.concatenate([train, test, l + np.arange(Xu.shape[0])])
+        Lk = None if L is None else L[order][:, order]
+        p = laplacian_svm_path(Xl[train], y[train], np.vstack([Xl[test], Xu]), laplacian=Lk, **common)
+        fold_err[k] = _errors(p, Xl[test], y[test], _eval_lambdas(p, grid))
+    return _cv_result(grid, fold_err, n_folds, seed, full)
