@@ -36,6 +36,10 @@ STATUS_MESSAGES = {
 #: round-off of the recursively updated K d and f cannot drift.
 REFRESH_PERIOD = 50
 
+#: PCG declares convergence when the objective has not decreased (beyond round-off) over this many
+#: iterations: the gradient can then no longer be reduced in floating point.
+STALL_WINDOW = 10
+
 
 # ------------------------------------------------------------------------------ small pieces
 def margins(f_labeled, Y):
@@ -161,6 +165,10 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
     n_products += 1
     d_b, d_a, Kd = -g_b, -g_a, -Kg
     gnorm0 = _norms(g_b, g_a, Kg)
+    # scale of the optimality test: ||∇|| at z = 0, [-1ᵀy, -K J_Lᵀ y], so that tol means the same
+    # for cold and warm starts
+    grad_zero = np.sqrt(np.sum(Y.sum(axis=0) ** 2)
+                        + np.sum(np.asarray(K[:, :l] @ Y.astype(K.dtype), dtype=float) ** 2))
     hist = {k: [] for k in ("objective", "grad_norm", "pgrad_norm", "mixed_product", "step",
                             "line_search_iters", "restarts")}
     checks = {k: [] for k in ("iteration", "rule", "value", "threshold", "stop", "error_U", "error_V")}
@@ -173,8 +181,8 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
     status, detail, stop_event = 2, str(max_iter), None
     n_ls = 0
     t = 0
-    if gnorm0[2] == 0.0:
-        status, detail = 0, "the gradient is zero at the starting point"
+    if gnorm0[2] == 0.0 or gnorm0[0] <= tol * grad_zero:
+        status, detail = 0, "the starting point is optimal within tol"
         max_iter_eff = 0
     else:
         max_iter_eff = max_iter
@@ -248,8 +256,13 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
                 stop_event = StopEvent(fired.rule, t, fired.value, fired.threshold)
                 status, detail = 1, f"{fired.rule} rule at iteration {t} ({fired.value:.4g} vs {fired.threshold:.4g})"
                 break
-        if gnorm[0] <= tol * gnorm0[0]:
-            status, detail = 0, f"||grad|| / ||grad_0|| = {gnorm[0] / gnorm0[0]:.3g} <= tol = {tol:g}"
+        if gnorm[0] <= tol * grad_zero:
+            status, detail = 0, f"||grad|| / ||grad(0)|| = {gnorm[0] / grad_zero:.3g} <= tol = {tol:g}"
+            break
+        if t > STALL_WINDOW and (hist["objective"][-STALL_WINDOW - 1] - hist["objective"][-1]
+                                 <= 8 * np.finfo(float).eps * abs(hist["objective"][-1])):
+            status, detail = 0, (f"the objective did not decrease over {STALL_WINDOW} iterations (round-off "
+                                 f"level; ||grad|| / ||grad(0)|| = {gnorm[0] / grad_zero:.3g}, tol = {tol:g})")
             break
         if callback is not None:
             try:

@@ -420,7 +420,8 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
         True labels of the unlabelled points, used **only** to record ``err(U)`` at each check in
         ``history`` (for plots like the paper's Figures 5-7); never used for training.
     tol : float, default=1e-6
-        PCG optimality: stop when ``||∇|| <= tol ||∇_0||``; also the threshold of classic rules.
+        PCG optimality: stop when ``||∇|| <= tol ||∇(z=0)||`` (the gradient at α = 0, b = 0, so
+        the test means the same for warm starts); also the threshold of classic rules named by string.
     max_iter : int, default=None
         ``None``: ``10 n`` PCG iterations, 50 Newton steps. A ``ConvergenceWarning`` is issued when
         it is reached.

@@ -1,0 +1,99 @@
+"""The stopping rules of toolkit.early_stopping, driven by hand-made Progress sequences."""
+import numpy as np
+import pytest
+
+from toolkit.early_stopping import (Check, GradientNorm, MixedCheck, MixedProduct, PreconditionedGradientNorm,
+                                    Progress, RelativeObjectiveDecrease, StabilityCheck, StopEvent,
+                                    ValidationCheck, default_period, make_rule, start_monitor)
+
+
+def run(monitor, progresses):
+    return [monitor.check(p) for p in progresses]
+
+
+def test_default_period_is_half_sqrt_n():
+    assert default_period(400) == 10 and default_period(550) == 12 and default_period(1) == 1
+    assert StabilityCheck().monitor(400).period == 10
+
+
+def test_stability_check_algorithm_2():
+    mon = StabilityCheck(period=2).monitor(100)
+    d1 = np.ones(200)
+    d2 = d1.copy(); d2[:10] = -1                      # 5 % changed
+    d3 = d2.copy(); d3[10:12] = -1                    # 1 % changed
+    checks = run(mon, [Progress(t, decisions=d) for t, d in [(1, d1), (2, d1), (4, d2), (5, d3), (6, d3)]])
+    assert checks[0] is None and checks[3] is None    # only every θ = 2 iterations
+    assert checks[1].stop is False and checks[1].value == 1.0         # first check: d_old = 0
+    assert checks[2].stop is False and checks[2].value == pytest.approx(0.05)
+    assert checks[4].stop is True and checks[4].value == pytest.approx(0.01)
+    assert checks[4].threshold == 0.015
+
+
+def test_validation_check_algorithm_3():
+    mon = ValidationCheck(period=1).monitor(100, n_validation=50)    # η = one example = 0.02
+    errs = [0.5, 0.3, 0.28, 0.27]
+    checks = run(mon, [Progress(t + 1, validation_error=e) for t, e in enumerate(errs)])
+    assert [c.stop for c in checks[:3]] == [False, False, False]     # 0.28 = 0.30 - 0.02 counts
+    assert checks[3].stop is True and checks[3].threshold == pytest.approx(0.26)
+    with pytest.raises(ValueError, match="n_validation"):
+        ValidationCheck().monitor(100)
+
+
+def test_mixed_check_needs_both():
+    mon = start_monitor(MixedCheck(StabilityCheck(period=1), ValidationCheck(period=1)), 100, 10)
+    d = np.ones(50)
+    seq = [Progress(1, decisions=d, validation_error=0.5),       # neither
+           Progress(2, decisions=d, validation_error=0.2),       # stable, validation improving
+           Progress(3, decisions=-d, validation_error=0.2),      # validation stalls, unstable
+           Progress(4, decisions=-d, validation_error=0.2)]      # both
+    assert [c.stop for c in run(mon, seq)] == [False, False, False, True]
+
+
+@pytest.mark.parametrize("rule, field", [(GradientNorm(tol=0.1), "grad_norm"),
+                                         (PreconditionedGradientNorm(tol=0.1), "pgrad_norm"),
+                                         (MixedProduct(tol=0.1), "mixed_product")])
+def test_classic_relative_rules(rule, field):
+    mon = rule.monitor()
+    checks = run(mon, [Progress(t, **{field: v}) for t, v in [(1, 10.0), (2, 2.0), (3, 0.5)]])
+    assert [c.stop for c in checks] == [False, False, True]
+    assert checks[2].value == pytest.approx(0.05)
+    mon = rule.monitor()
+    rule.start(mon, 100.0)                                        # normalise by iteration 0
+    assert mon.check(Progress(1, **{field: 5.0})).stop
+
+
+def test_relative_objective_decrease():
+    mon = RelativeObjectiveDecrease(tol=1e-3).monitor()
+    checks = run(mon, [Progress(t, objective=v) for t, v in [(1, 10.0), (2, 5.0), (3, 4.999)]])
+    assert [c.stop for c in checks] == [False, False, True]
+
+
+def test_progress_is_lazy_and_evaluated_once():
+    calls = []
+
+    def expensive():
+        calls.append(1)
+        return 0.25
+
+    p = Progress(3, validation_error=expensive, grad_norm=1.0)
+    assert calls == [] and p.grad_norm == 1.0 and p.objective is None
+    assert p.validation_error == 0.25 and p.validation_error == 0.25 and calls == [1]
+    with pytest.raises(TypeError, match="unknown"):
+        Progress(1, gradient=1.0)
+    with pytest.raises(ValueError, match="needs 'decisions'"):
+        StabilityCheck(period=1).monitor(10).check(Progress(1, grad_norm=1.0))
+
+
+def test_make_rule_and_records():
+    assert make_rule(None) is None
+    assert isinstance(make_rule("stability"), StabilityCheck)
+    assert make_rule("gradient", tol=1e-4).tol == 1e-4
+    rule = StabilityCheck(eta=0.05)
+    assert make_rule(rule) is rule
+    with pytest.raises(ValueError, match="'stop' parameter of lapsvm must be one of"):
+        make_rule("never", func="lapsvm")
+    with pytest.raises(ValueError, match="'eta'"):
+        StabilityCheck(eta=2.0)
+    ev = StopEvent("stability", 20, 0.01, 0.015)
+    assert "iteration 20" in str(ev) and "stability" in str(ev)
+    assert Check("x", 1, True, 0.0, 1.0).stop

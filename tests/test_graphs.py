@@ -1,0 +1,139 @@
+"""Graphs and Laplacians checked against brute force, scipy.sparse.csgraph and hypothesis properties."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, strategies as st
+from hypothesis.extra.numpy import arrays
+from scipy.sparse import csgraph
+from scipy.spatial.distance import cdist
+
+from toolkit.graphs import epsilon_graph, graph_laplacian, knn_graph, laplacian, laplacian_operator
+
+
+def brute_knn(X, k, metric="euclidean"):
+    """Symmetrised kNN adjacency by brute force (ties broken by index, as a stable sort does)."""
+    D = cdist(X, X, metric=metric)
+    np.fill_diagonal(D, np.inf)
+    A = np.zeros_like(D, dtype=bool)
+    for i in range(len(X)):
+        A[i, np.argsort(D[i], kind="stable")[:k]] = True
+    return A | A.T, D
+
+
+@pytest.mark.parametrize("k", [1, 3, 7])
+def test_knn_graph_is_symmetrised_or_rule(k):
+    X = np.random.default_rng(k).normal(size=(40, 3))
+    A, D = brute_knn(X, k)
+    W = knn_graph(X, neighbors=k)
+    np.testing.assert_array_equal(W.toarray() > 0, A)
+    Wd = knn_graph(X, neighbors=k, weight="distance").toarray()
+    np.testing.assert_allclose(Wd[A], D[A], rtol=1e-12)
+    assert (W != W.T).nnz == 0
+
+
+def test_heat_weights_default_width_is_mean_edge_length():
+    X = np.random.default_rng(1).normal(size=(30, 2))
+    Wd = knn_graph(X, neighbors=4, weight="distance")
+    sigma = Wd.data.mean()
+    Wh = knn_graph(X, neighbors=4, weight="heat")
+    np.testing.assert_allclose(Wh.data, np.exp(-Wd.data ** 2 / (2 * sigma ** 2)))
+    Wh2 = knn_graph(X, neighbors=4, weight="heat", sigma=0.5)
+    np.testing.assert_allclose(Wh2.data, np.exp(-Wd.data ** 2 / 0.5))
+
+
+@pytest.mark.parametrize("normalized", [True, False])
+def test_laplacian_matches_scipy_csgraph(normalized):
+    X = np.random.default_rng(2).normal(size=(60, 4))
+    W = knn_graph(X, neighbors=5)
+    ref = csgraph.laplacian(W.toarray(), normed=normalized)
+    np.testing.assert_allclose(graph_laplacian(W, normalized=normalized).toarray(), ref, atol=1e-14)
+    np.testing.assert_allclose(laplacian(X, neighbors=5, normalized=normalized).toarray(), ref, atol=1e-14)
+
+
+@given(arrays(np.float64, st.tuples(st.integers(3, 25), st.integers(1, 4)),
+              elements=st.floats(-10, 10, allow_nan=False, width=32)),
+       st.integers(1, 6), st.sampled_from(["binary", "heat", "distance"]), st.booleans())
+def test_laplacian_rows_sum_to_zero_and_psd(X, k, weight, normalized):
+    n = X.shape[0]
+    k = min(k, n - 1)
+    L = laplacian(X, neighbors=k, weight=weight, normalized=normalized).toarray()
+    np.testing.assert_allclose(L, L.T, atol=1e-12)
+    W = knn_graph(X, neighbors=k, weight=weight).toarray()
+    d = W.sum(axis=1)
+    if normalized:
+        np.testing.assert_allclose(L @ np.sqrt(d), 0, atol=1e-9)     # L D^{1/2} 1 = 0
+    else:
+        np.testing.assert_allclose(L.sum(axis=1), 0, atol=1e-9 * max(1.0, d.max()))
+    assert np.linalg.eigvalsh(L).min() >= -1e-9 * max(1.0, np.abs(L).max())
+
+
+def test_iterated_laplacian_and_operator():
+    X = np.random.default_rng(3).normal(size=(50, 2))
+    L1 = laplacian(X, neighbors=4).toarray()
+    L3 = laplacian(X, neighbors=4, degree=3).toarray()
+    np.testing.assert_allclose(L3, np.linalg.matrix_power(L1, 3), atol=1e-12)
+    op = laplacian_operator(sp.csr_matrix(L1), degree=3)
+    V = np.random.default_rng(0).normal(size=(50, 3))
+    np.testing.assert_allclose(op @ V, L3 @ V, atol=1e-12)
+    np.testing.assert_allclose(op @ V[:, 0], L3 @ V[:, 0], atol=1e-12)
+    np.testing.assert_allclose(op.T @ V[:, 0], L3 @ V[:, 0], atol=1e-12)
+
+
+def test_epsilon_graph_matches_brute_force():
+    X = np.random.default_rng(4).normal(size=(40, 2))
+    D = cdist(X, X)
+    W = epsilon_graph(X, radius=0.7).toarray()
+    A = (D <= 0.7) & ~np.eye(40, dtype=bool)
+    np.testing.assert_array_equal(W > 0, A)
+
+
+def test_sparse_input_and_cosine_metric_match_dense():
+    rng = np.random.default_rng(5)
+    Xs = sp.random(50, 300, density=0.05, random_state=5, format="csr") + sp.eye(50, 300)
+    Ls = laplacian(sp.csr_matrix(Xs), neighbors=5, metric="cosine", weight="heat").toarray()
+    Ld = laplacian(Xs.toarray(), neighbors=5, metric="cosine", weight="heat").toarray()
+    np.testing.assert_allclose(Ls, Ld, atol=1e-12)
+    A, _ = brute_knn(Xs.toarray(), 5, metric="cosine")
+    np.testing.assert_array_equal(knn_graph(Xs, neighbors=5, metric="cosine").toarray() > 0, A)
+    assert rng is not None
+
+
+def test_disconnected_graph_has_one_zero_eigenvalue_per_component():
+    rng = np.random.default_rng(6)
+    X = np.r_[rng.normal(0, 0.1, (20, 2)), rng.normal(100, 0.1, (20, 2))]
+    for normalized in (True, False):
+        L = laplacian(X, neighbors=3, normalized=normalized).toarray()
+        ev = np.linalg.eigvalsh(L)
+        assert np.sum(np.abs(ev) < 1e-10) == 2
+        assert np.abs(L[:20, 20:]).max() == 0
+
+
+def test_duplicate_points_and_isolated_vertices():
+    X = np.r_[np.zeros((5, 2)), np.ones((5, 2))]
+    for weight in ("binary", "heat", "distance"):
+        L = laplacian(X, neighbors=2, weight=weight).toarray()
+        assert np.all(np.isfinite(L))
+        assert np.linalg.eigvalsh(L).min() > -1e-12
+    # an isolated vertex (epsilon graph) gets an all-zero row, as in scipy.sparse.csgraph
+    Xi = np.array([[0.0], [0.1], [10.0]])
+    L = graph_laplacian(epsilon_graph(Xi, radius=1.0)).toarray()
+    np.testing.assert_array_equal(L[2], 0)
+    np.testing.assert_allclose(L, csgraph.laplacian(epsilon_graph(Xi, radius=1.0).toarray(), normed=True))
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda X: laplacian(X, neighbors=10), "'neighbors' parameter of knn_graph"),
+    (lambda X: laplacian(X, neighbors=0), "'neighbors'"),
+    (lambda X: laplacian(X, weight="gauss"), "'weight'"),
+    (lambda X: laplacian(X, metric="hamming"), "'metric'"),
+    (lambda X: laplacian(X, degree=0), "'degree'"),
+    (lambda X: laplacian(np.where(X > 0, np.nan, X)), "finite"),
+    (lambda X: graph_laplacian(np.array([[0.0, 1.0], [0.0, 0.0]])), "symmetric"),
+    (lambda X: graph_laplacian(np.array([[0.0, -1.0], [-1.0, 0.0]])), "non-negative"),
+    (lambda X: graph_laplacian(np.ones((2, 3))), "square"),
+    (lambda X: epsilon_graph(X, radius=-1.0), "'radius'"),
+])
+def test_bad_input_gives_clear_errors(call, match):
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    with pytest.raises((ValueError, TypeError), match=match):
+        call(X)

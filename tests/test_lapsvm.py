@@ -1,0 +1,452 @@
+"""LapSVM / LapRLSC / dual checked against independent references (Melacci & Belkin 2011)."""
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy import optimize
+from scipy.sparse import csgraph
+
+from toolkit import lapsvm, laprlsc, lapsvm_dual
+from toolkit._lapsvm_core import exact_line_search
+from toolkit.graphs import laplacian, laplacian_operator
+from toolkit.early_stopping import (GradientNorm, MixedCheck, MixedProduct, PreconditionedGradientNorm,
+                                    RelativeObjectiveDecrease, StabilityCheck, ValidationCheck)
+from toolkit.lapsvm import ConvergenceWarning
+
+
+# ------------------------------------------------------------------------------ references
+def rbf(X, Z, sigma):
+    d2 = ((X[:, None, :] - Z[None, :, :]) ** 2).sum(-1)
+    return np.exp(-d2 / (2 * sigma ** 2))
+
+
+def knn_laplacian(X, k, normalized, degree):
+    """Independent Laplacian: brute-force kNN 'or' graph, scipy's csgraph.laplacian, dense power."""
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    np.fill_diagonal(D, np.inf)
+    A = np.zeros_like(D)
+    for i in range(len(X)):
+        A[i, np.argsort(D[i], kind="stable")[:k]] = 1
+    A = np.maximum(A, A.T)
+    return np.linalg.matrix_power(csgraph.laplacian(A, normed=normalized), degree)
+
+
+def primal_objective(K, L, y, alpha, b, gA, gI, loss="squared_hinge"):
+    """eq. (7) (or its squared-loss version) written out densely."""
+    l = len(y)
+    f = K @ alpha + b
+    r = 1 - y * f[:l]
+    r = np.maximum(r, 0) if loss == "squared_hinge" else r
+    return 0.5 * (r @ r + gA * alpha @ K @ alpha + gI * f @ L @ f)
+
+
+def lbfgs_reference(K, L, y, gA, gI):
+    """Minimise eq. (7) with L-BFGS in the well-conditioned variables β = K^{1/2} α (K = V diag(w) Vᵀ)."""
+    w, V = np.linalg.eigh(K)
+    keep = w > 1e-10 * w.max()
+    V, s = V[:, keep], np.sqrt(w[keep])
+    R = V * s                                      # f = R β + b with α = V diag(1/s) β
+    l = len(y)
+
+    def fun(z):
+        b, beta = z[0], z[1:]
+        f = R @ beta + b
+        m = np.maximum(1 - y * f[:l], 0)
+        Lf = L @ f
+        val = 0.5 * (m @ m + gA * beta @ beta + gI * f @ Lf)
+        gf = gI * Lf
+        gf[:l] -= y * m
+        return val, np.r_[gf.sum(), R.T @ gf + gA * beta]
+
+    res = optimize.minimize(fun, np.zeros(R.shape[1] + 1), jac=True, method="L-BFGS-B",
+                            options={"maxiter": 50000, "maxcor": 50, "ftol": 1e-16, "gtol": 1e-12})
+    return res.fun
+
+
+def moons(n, seed, noise=0.1):
+    rng = np.random.default_rng(seed)
+    t = rng.uniform(0, np.pi, n)
+    h = n // 2
+    X = np.r_[np.c_[np.cos(t[:h]), np.sin(t[:h])], np.c_[1 - np.cos(t[h:]), 0.5 - np.sin(t[h:])]]
+    X += noise * rng.normal(size=X.shape)
+    y = np.r_[np.ones(h), -np.ones(n - h)]
+    p = rng.permutation(n)
+    X, y = X[p], y[p]
+    # labelled first: make sure both classes are among the first l
+    i_pos, i_neg = np.flatnonzero(y > 0)[0], np.flatnonzero(y < 0)[0]
+    order = np.r_[i_pos, i_neg, np.setdiff1d(np.arange(n), [i_pos, i_neg])]
+    return X[order], y[order]
+
+
+CASES = [  # (seed, n, l, sigma, gamma_A, gamma_I, k, normalized, degree)
+    (0, 80, 6, 0.4, 1e-2, 1.0, 6, True, 1),
+    (1, 70, 10, 0.5, 1e-1, 10.0, 5, False, 1),
+    (2, 60, 8, 0.3, 1e-3, 0.1, 4, True, 2),
+]
+
+
+# ------------------------------------------------------------------------------ optimum of eq. (7)
+@pytest.mark.parametrize("case", CASES)
+def test_newton_pcg_and_lbfgs_agree_on_eq7(case):
+    seed, n, l, sigma, gA, gI, k, normalized, degree = case
+    X, y = moons(n, seed)
+    K = rbf(X, X, sigma)
+    L = knn_laplacian(X, k, normalized, degree)
+    f_ref = lbfgs_reference(K, L, y[:l], gA, gI)
+    kw = dict(sigma=sigma, gamma_A=gA, gamma_I=gI, neighbors=k, normalized=normalized, degree=degree)
+    rn = lapsvm(X[:l], y[:l], X[l:], method="newton", **kw)
+    rp = lapsvm(X[:l], y[:l], X[l:], method="pcg", stop=None, tol=1e-11, **kw)
+    assert rn.converged and rn.status == 0 and rp.converged and rp.status == 0
+    for r in (rn, rp):
+        f = primal_objective(K, L, y[:l], r.alpha, r.b, gA, gI)
+        assert r.objective == pytest.approx(f, rel=1e-9)           # reported = eq. (7) at (α, b)
+        assert f == pytest.approx(f_ref, rel=1e-6)
+        assert f <= f_ref * (1 + 1e-9)
+    np.testing.assert_allclose(rp.decision_function(X), rn.decision_function(X), atol=1e-4)
+
+
+def test_newton_solution_satisfies_optimality_conditions():
+    X, y = moons(80, 3)
+    l, gA, gI = 8, 1e-2, 1.0
+    r = lapsvm(X[:l], y[:l], X[l:], sigma=0.4, gamma_A=gA, gamma_I=gI, neighbors=6, method="newton")
+    K, L = rbf(X, X, 0.4), knn_laplacian(X, 6, True, 1)
+    f = K @ r.alpha + r.b
+    g_f = gI * L @ f
+    g_f[:l] -= y[:l] * np.maximum(1 - y[:l] * f[:l], 0)
+    grad = np.r_[g_f.sum(), K @ g_f + gA * K @ r.alpha]              # eq. (9)
+    grad0 = np.r_[-y[:l].sum(), -K[:, :l] @ y[:l]]                    # gradient at z = 0
+    assert np.linalg.norm(grad) < 1e-9 * np.linalg.norm(grad0)
+    assert r.n_iter <= 6                                               # Table 5: at most 5-6 steps
+
+
+# ------------------------------------------------------------------------------ line search
+@pytest.mark.parametrize("seed", range(25))
+def test_line_search_equals_brute_force_minimisation(seed):
+    rng = np.random.default_rng(seed)
+    l = rng.integers(1, 15)
+    m, q = rng.normal(size=l) * 2, rng.normal(size=l) * 2
+    c1 = rng.uniform(0.01, 3)
+    c0 = -abs(rng.normal()) - np.dot(q, np.maximum(m, 0)) * rng.uniform(0, 1)
+
+    def phi(s):
+        return 0.5 * np.sum(np.maximum(m - s * q, 0) ** 2) + c0 * s + 0.5 * c1 * s * s
+
+    s, pieces = exact_line_search(m, q, c0, c1, True)
+    grid = np.linspace(0, max(5 * s, 10), 20001)
+    s0 = grid[np.argmin([phi(g) for g in grid])]
+    ref = optimize.minimize_scalar(phi, bounds=(max(0, s0 - 0.01), s0 + 0.01), method="bounded",
+                                   options={"xatol": 1e-13})
+    assert phi(s) <= min(ref.fun, phi(s0)) + 1e-12
+    assert s == pytest.approx(max(ref.x, 0), abs=1e-6)
+    assert 1 <= pieces <= l + 1
+
+
+def test_line_search_on_the_lapsvm_objective_along_a_direction():
+    """The step from (m, q, c0, c1) minimises eq. (7) itself along z + s d."""
+    rng = np.random.default_rng(7)
+    X, y = moons(50, 7)
+    l, gA, gI = 10, 1e-2, 1.0
+    K, L = rbf(X, X, 0.5), knn_laplacian(X, 5, True, 1)
+    alpha, b = 0.1 * rng.normal(size=50), 0.1
+    d_a, d_b = rng.normal(size=50), rng.normal()
+    f, fd = K @ alpha + b, K @ d_a + d_b
+    c0 = gA * (K @ alpha) @ d_a + gI * fd @ L @ f
+    c1 = gA * d_a @ K @ d_a + gI * fd @ L @ fd
+    m, q = 1 - y[:l] * f[:l], y[:l] * fd[:l]
+    if c0 - q @ np.maximum(m, 0) > 0:                                  # make d a descent direction
+        d_a, d_b, fd, c0, q = -d_a, -d_b, -fd, -c0, -q
+    s, _ = exact_line_search(m, q, c0, c1, True)
+    phi = lambda t: primal_objective(K, L, y[:l], alpha + t * d_a, b + t * d_b, gA, gI)
+    ref = optimize.minimize_scalar(phi, bounds=(0, 10), method="bounded", options={"xatol": 1e-12})
+    assert s == pytest.approx(ref.x, rel=1e-6, abs=1e-9)
+    # squared loss: closed form s* = -∇ᵀd / dᵀHd
+    s2, pieces = exact_line_search(m, q, c0, c1, False)
+    assert pieces == 1 and s2 == pytest.approx(-(c0 - q @ m) / (c1 + q @ q))
+
+
+# ------------------------------------------------------------------------------ LapRLSC
+def test_laprlsc_direct_pcg_and_dense_solve_agree():
+    X, y = moons(70, 4)
+    l, gA, gI, sigma = 8, 1e-2, 1.0, 0.5
+    kw = dict(sigma=sigma, gamma_A=gA, gamma_I=gI, neighbors=5, degree=2)
+    rd = laprlsc(X[:l], y[:l], X[l:], method="direct", **kw)
+    rp = laprlsc(X[:l], y[:l], X[l:], method="pcg", tol=1e-12, **kw)
+    # independent: the symmetric normal equations of the squared-loss objective in (b, α)
+    K, L = rbf(X, X, sigma), knn_laplacian(X, 5, True, 2)
+    A = np.c_[np.ones(70), K]                                          # f = A z
+    J = np.zeros((70, 70)); J[np.arange(l), np.arange(l)] = 1
+    R = np.zeros((71, 71)); R[1:, 1:] = K
+    H = A.T @ J @ A + gA * R + gI * A.T @ L @ A
+    z = np.linalg.lstsq(H, A.T @ J @ np.r_[y[:l], np.zeros(62)], rcond=None)[0]
+    f_ref = primal_objective(K, L, y[:l], z[1:], z[0], gA, gI, loss="squared")
+    for r in (rd, rp):
+        assert r.objective == pytest.approx(f_ref, rel=1e-7)
+        np.testing.assert_allclose(r.decision_function(X), A @ z, atol=1e-5)
+    np.testing.assert_allclose(rp.alpha, rd.alpha, atol=1e-4 * np.abs(rd.alpha).max())
+
+
+# ------------------------------------------------------------------------------ gamma_I = 0
+def test_gamma_I_zero_laprlsc_is_ridge_regression():
+    from sklearn.linear_model import Ridge
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(40, 3))
+    y = np.sign(X[:, 0] + 0.3 * rng.normal(size=40))
+    l, gA = 15, 0.5
+    r = laprlsc(X[:l], y[:l], X[l:], kernel="linear", gamma_A=gA, gamma_I=0.0, neighbors=3)
+    ridge = Ridge(alpha=gA, fit_intercept=True).fit(X[:l], y[:l])
+    np.testing.assert_allclose(r.decision_function(X), ridge.predict(X), atol=1e-8)
+
+
+def test_gamma_I_zero_lapsvm_is_squared_hinge_svm():
+    from sklearn.svm import LinearSVC
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(60, 2))
+    y = np.sign(X[:, 0] + X[:, 1] + 0.5 * rng.normal(size=60))
+    l, gA = 30, 0.1
+    rn = lapsvm(X[:l], y[:l], X[l:], kernel="linear", gamma_A=gA, gamma_I=0.0, neighbors=3, method="newton")
+    rp = lapsvm(X[:l], y[:l], X[l:], kernel="linear", gamma_A=gA, gamma_I=0.0, neighbors=3, stop=None, tol=1e-8)
+    # liblinear: ½||w||² + C Σ max(0, 1 - y(wx+b))²  <=>  eq. (7)/γ_A with C = 1/(2γ_A);
+    # a large intercept_scaling makes liblinear's regularised bias (nearly) free
+    svc = LinearSVC(C=1 / (2 * gA), loss="squared_hinge", intercept_scaling=1e3, tol=1e-12,
+                    max_iter=200000).fit(X[:l], y[:l])
+    for r in (rn, rp):
+        np.testing.assert_allclose(r.decision_function(X), svc.decision_function(X), atol=2e-3)
+
+
+def test_gamma_I_zero_dual_is_the_hinge_svm():
+    from sklearn.svm import SVC
+    X, y = moons(60, 10)
+    l, gA, sigma = 20, 0.05, 0.5
+    r = lapsvm_dual(X[:l], y[:l], X[l:], sigma=sigma, gamma_A=gA, gamma_I=0.0, neighbors=4, tol=1e-8)
+    K = rbf(X, X, sigma)
+    svc = SVC(C=1 / (2 * gA), kernel="precomputed", tol=1e-8).fit(K[:l, :l], y[:l])
+    np.testing.assert_allclose(r.decision_function(X), svc.decision_function(K[:, :l]), atol=1e-5)
+
+
+def test_dual_solves_the_hinge_primal():
+    """The dual's (α, b) attains the hinge primal (eq. 4) minimum: compare with an LP-free check."""
+    X, y = moons(60, 11)
+    l, gA, gI, sigma = 10, 1e-2, 1.0, 0.5
+    r = lapsvm_dual(X[:l], y[:l], X[l:], sigma=sigma, gamma_A=gA, gamma_I=gI, neighbors=5, tol=1e-10)
+    K, L = rbf(X, X, sigma), knn_laplacian(X, 5, True, 1)
+
+    def obj(a, b):
+        f = K @ a + b
+        return np.maximum(1 - y[:l] * f[:l], 0).sum() + gA * a @ K @ a + gI * (K @ a) @ L @ (K @ a)
+
+    assert r.objective == pytest.approx(obj(r.alpha, r.b), rel=1e-9)
+    rng = np.random.default_rng(0)
+    for _ in range(20):                                                # no random perturbation improves it
+        da = 1e-3 * rng.normal(size=60)
+        assert obj(r.alpha + da, r.b + 1e-3 * rng.normal()) >= r.objective - 1e-9
+    assert np.mean(r.predict(X[l:]) == y[l:]) > 0.9
+
+
+# ------------------------------------------------------------------------------ degenerate cases
+@pytest.mark.parametrize("method", ["newton", "pcg"])
+def test_one_labelled_point_per_class(method):
+    X, y = moons(100, 12, noise=0.05)
+    r = lapsvm(X[:2], y[:2], X[2:], sigma=0.3, gamma_A=1e-4, gamma_I=1.0, neighbors=6, method=method)
+    assert r.converged
+    assert np.mean(r.predict(X[2:]) == y[2:]) > 0.9
+
+
+@pytest.mark.parametrize("method", ["newton", "pcg"])
+def test_disconnected_graph(method):
+    rng = np.random.default_rng(13)
+    X = np.r_[rng.normal(0, 0.2, (30, 2)), rng.normal(20, 0.2, (30, 2))]
+    y = np.r_[np.ones(30), -np.ones(30)]
+    idx = np.r_[0, 30]
+    rest = np.setdiff1d(np.arange(60), idx)
+    r = lapsvm(X[idx], y[idx], X[rest], sigma=1.0, gamma_A=1e-2, gamma_I=1.0, neighbors=3, method=method)
+    assert r.converged and np.all(np.isfinite(r.alpha))
+    assert np.all(r.predict(X[rest]) == y[rest])
+
+
+@pytest.mark.parametrize("method", ["newton", "pcg"])
+def test_duplicate_points(method):
+    X, y = moons(40, 14)
+    X2, y2 = np.r_[X, X[2:12]], np.r_[y, y[2:12]]                     # exact duplicates (singular K)
+    r = lapsvm(X2[:6], y2[:6], X2[6:], sigma=0.5, gamma_A=1e-2, gamma_I=1.0, neighbors=4, method=method,
+               stop=None, tol=1e-8)
+    assert r.converged and np.all(np.isfinite(r.alpha))
+    K, L = rbf(X2, X2, 0.5), knn_laplacian(X2, 4, True, 1)
+    assert r.objective == pytest.approx(primal_objective(K, L, y2[:6], r.alpha, r.b, 1e-2, 1.0), rel=1e-8)
+
+
+def test_sparse_text_input_with_cosine_graph():
+    rng = np.random.default_rng(15)
+    n, d = 80, 200
+    topic = np.r_[np.zeros(40, int), np.ones(40, int)]
+    X = sp.random(n, d, density=0.03, random_state=15, format="lil")
+    for i in range(n):                                                 # topic words
+        X[i, rng.choice(np.arange(10) + 10 * topic[i], 4, replace=False)] = 1.0
+    X = sp.csr_matrix(X)
+    y = np.where(topic == 0, -1.0, 1.0)
+    lab = np.r_[0, 1, 40, 41]
+    rest = np.setdiff1d(np.arange(n), lab)
+    kw = dict(kernel="linear", gamma_A=1e-2, gamma_I=1.0, neighbors=5, metric="cosine")
+    rs = lapsvm(X[lab], y[lab], X[rest], **kw)
+    rd = lapsvm(X[lab].toarray(), y[lab], X[rest].toarray(), **kw)
+    np.testing.assert_allclose(rs.alpha, rd.alpha, atol=1e-10)
+    assert np.mean(rs.predict(X[rest]) == y[rest]) > 0.9
+
+
+# ------------------------------------------------------------------------------ solver contract
+def test_warm_start_reuses_the_solution():
+    X, y = moons(80, 16)
+    kw = dict(sigma=0.4, gamma_I=1.0, neighbors=6, stop=None, tol=1e-8)
+    r1 = lapsvm(X[:6], y[:6], X[6:], gamma_A=1e-2, **kw)
+    again = lapsvm(X[:6], y[:6], X[6:], gamma_A=1e-2, x0=r1, **kw)
+    assert again.n_iter <= 2 and again.objective == pytest.approx(r1.objective, rel=1e-9)
+    cold = lapsvm(X[:6], y[:6], X[6:], gamma_A=2e-2, **kw)
+    warm = lapsvm(X[:6], y[:6], X[6:], gamma_A=2e-2, x0=(r1.alpha, r1.b), **kw)
+    assert warm.objective == pytest.approx(cold.objective, rel=1e-7)
+    assert warm.n_iter < cold.n_iter
+    rn = lapsvm(X[:6], y[:6], X[6:], gamma_A=2e-2, x0=r1, method="newton", **kw)
+    assert rn.objective == pytest.approx(cold.objective, rel=1e-7)
+
+
+def test_callback_stops_and_max_iter_warns():
+    X, y = moons(60, 17)
+    seen = []
+
+    def cb(t, alpha, b):
+        seen.append(t)
+        if t == 3:
+            raise StopIteration
+
+    r = lapsvm(X[:4], y[:4], X[4:], sigma=0.4, gamma_A=1e-2, gamma_I=1.0, stop=None, callback=cb)
+    assert r.status == 3 and r.n_iter == 3 and seen == [1, 2, 3] and not r.converged
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        r = lapsvm(X[:4], y[:4], X[4:], sigma=0.4, gamma_A=1e-2, gamma_I=1.0, stop=None, max_iter=2)
+    assert r.status == 2 and not r.converged and r.n_iter == 2
+    assert len(r.history["objective"]) == 3
+
+
+def test_early_stopping_rules_are_recorded():
+    X, y = moons(120, 18)
+    Xv, yv = moons(40, 19)
+    kw = dict(sigma=0.4, gamma_A=1e-2, gamma_I=1.0, neighbors=6, validation=(Xv, yv), y_unlabeled=y[6:])
+    rules = [StabilityCheck(), ValidationCheck(), MixedCheck(), GradientNorm(tol=1e-3),
+             PreconditionedGradientNorm(tol=1e-2), MixedProduct(tol=1e-2), RelativeObjectiveDecrease(tol=1e-4)]
+    for stop in rules + ["stability", "gradient"]:
+        r = lapsvm(X[:6], y[:6], X[6:], stop=stop, tol=1e-3 if isinstance(stop, str) else 1e-12, **kw)
+        name = stop if isinstance(stop, str) else stop.name
+        assert r.status == 1 and r.stop is not None and r.stop.rule == name
+        assert r.stop.iteration == r.n_iter and str(r.n_iter) in r.stop_reason
+        assert len(r.history["objective"]) == r.n_iter + 1
+        assert np.all(np.diff(r.history["objective"]) <= 1e-12)       # exact line search: monotone
+    assert np.isfinite(r.history["check_error_U"]).all() and np.isfinite(r.history["check_error_V"]).all()
+    with pytest.raises(ValueError, match="validation"):
+        lapsvm(X[:6], y[:6], X[6:], stop="validation")
+
+
+def test_stability_check_agrees_with_newton_on_decisions():
+    X, y = moons(200, 20)
+    kw = dict(sigma=0.35, gamma_A=1e-2, gamma_I=1.0, neighbors=6)
+    rn = lapsvm(X[:6], y[:6], X[6:], method="newton", **kw)
+    rp = lapsvm(X[:6], y[:6], X[6:], method="pcg", stop="stability", **kw)
+    assert np.mean(rp.predict(X[6:]) == rn.predict(X[6:])) >= 0.95
+    assert rp.n_iter % 7 == 0                                           # θ = round(√200 / 2) = 7
+
+
+def test_float32_kernel_and_laplacian_operator_give_the_same_model():
+    X, y = moons(100, 21)
+    kw = dict(sigma=0.4, gamma_A=1e-2, gamma_I=1.0, neighbors=6, degree=3, stop=None, tol=1e-8)
+    r64 = lapsvm(X[:6], y[:6], X[6:], **kw)
+    r32 = lapsvm(X[:6], y[:6], X[6:], dtype="float32", **{**kw, "tol": 1e-4})
+    assert np.mean(r32.predict(X) == r64.predict(X)) >= 0.99
+    L1 = laplacian(X, neighbors=6)
+    rop = lapsvm(X[:6], y[:6], X[6:], laplacian_matrix=laplacian_operator(L1, degree=3), **kw)
+    assert rop.objective == pytest.approx(r64.objective, rel=1e-7)
+    rg = lapsvm(X[:6], y[:6], X[6:], gram=rbf(X, X, 0.4), **kw)
+    assert rg.objective == pytest.approx(r64.objective, rel=1e-7)
+    rn = lapsvm(X[:6], y[:6], X[6:], laplacian_matrix=laplacian_operator(L1, degree=3), method="newton", **kw)
+    assert rn.objective == pytest.approx(r64.objective, rel=1e-6)
+
+
+def test_labels_of_any_type_and_result_display():
+    X, y = moons(60, 22)
+    ys = np.where(y[:6] > 0, "pos", "neg")
+    r = lapsvm(X[:6], ys, X[6:], sigma=0.4, gamma_A=1e-2, gamma_I=1.0)
+    assert set(r.predict(X)) <= {"pos", "neg"}
+    assert list(r.classes) == ["neg", "pos"]
+    np.testing.assert_array_equal(r.predict(X) == "pos", r.decision_function(X) > 0)
+    text = r.summary()
+    assert "lapsvm" in text and "gamma_I = 1" in text and "kernel" in text
+    assert "LapSVMResult" in repr(r) and "<pre>" in r._repr_html_()
+    assert set(r.timings) == {"kernel", "graph", "solve"}
+    with pytest.raises(Exception):
+        r.alpha = None                                                 # frozen
+
+
+# ------------------------------------------------------------------------------ multi-class
+def blobs3(seed):
+    rng = np.random.default_rng(seed)
+    centers = np.array([[0, 0], [4, 0], [2, 3.5]])
+    X = np.concatenate([c + 0.6 * rng.normal(size=(30, 2)) for c in centers])
+    y = np.repeat([0, 1, 2], 30)
+    lab = np.r_[0, 1, 30, 31, 60, 61]
+    rest = np.setdiff1d(np.arange(90), lab)
+    return X[lab], y[lab], X[rest], y[rest]
+
+
+def test_multiclass_joint_pcg_equals_separate_binary_problems():
+    Xl, yl, Xu, yu = blobs3(23)
+    kw = dict(sigma=1.0, gamma_A=1e-2, gamma_I=1.0, neighbors=5, stop=None, tol=1e-10)
+    r = lapsvm(Xl, yl, Xu, **kw)
+    rn = lapsvm(Xl, yl, Xu, method="newton", **kw)
+    assert r.alpha.shape == (90, 3) and r.b.shape == (3,)
+    for c in range(3):
+        rb = lapsvm(Xl, np.where(yl == c, 1, -1), Xu, method="newton", **kw)
+        np.testing.assert_allclose(r.alpha[:, c], rb.alpha, atol=1e-5 * np.abs(rb.alpha).max())
+        np.testing.assert_allclose(rn.alpha[:, c], rb.alpha, atol=1e-10 * np.abs(rb.alpha).max() + 1e-12)
+        assert r.objective[c] == pytest.approx(rb.objective, rel=1e-8)
+    assert np.mean(r.predict(Xu) == yu) > 0.95
+    rs = lapsvm(Xl, yl, Xu, sigma=1.0, gamma_A=1e-2, gamma_I=1.0, neighbors=5)   # joint stability check
+    assert rs.stop.rule == "stability" and np.mean(rs.predict(Xu) == yu) > 0.9
+    rl = laprlsc(Xl, yl, Xu, sigma=1.0, gamma_A=1e-2, gamma_I=1.0, neighbors=5)
+    rd = lapsvm_dual(Xl, yl, Xu, sigma=1.0, gamma_A=1e-2, gamma_I=1.0, neighbors=5)
+    assert np.mean(rl.predict(Xu) == yu) > 0.9 and np.mean(rd.predict(Xu) == yu) > 0.9
+
+
+# ------------------------------------------------------------------------------ bad input
+@pytest.mark.parametrize("change, match", [
+    (dict(neighbors=60), "'neighbors' parameter of lapsvm"),
+    (dict(gamma_A=-1.0), r"'gamma_A' parameter of lapsvm must be a float in \[0.0, inf\). Got -1.0"),
+    (dict(gamma_I=-1.0), "'gamma_I' parameter of lapsvm"),
+    (dict(gamma_A=0.0, gamma_I=0.0), "cannot both be 0"),
+    (dict(sigma=0.0), "'sigma'"),
+    (dict(method="cg"), "'method'"),
+    (dict(stop="never"), "'stop'"),
+    (dict(degree=0), "'degree'"),
+    (dict(kernel="sigmoid"), "'kernel'"),
+    (dict(x0=(np.zeros(3), 0.0)), "'x0'"),
+])
+def test_bad_parameters_give_clear_errors(change, match):
+    X, y = moons(60, 24)
+    kw = dict(sigma=0.4, gamma_A=1e-2, gamma_I=1.0)
+    kw.update(change)
+    with pytest.raises((ValueError, TypeError), match=match):
+        lapsvm(X[:4], y[:4], X[4:], **kw)
+
+
+def test_bad_data_gives_clear_errors():
+    X, y = moons(60, 25)
+    Xn = X.copy(); Xn[10, 0] = np.nan
+    with pytest.raises(ValueError, match="finite"):
+        lapsvm(Xn[:4], y[:4], Xn[4:])
+    with pytest.raises(ValueError, match="'X_labeled' has 4 rows but 'y_labeled' has 5"):
+        lapsvm(X[:4], y[:5], X[4:])
+    with pytest.raises(ValueError, match="features"):
+        lapsvm(X[:4], y[:4], np.c_[X[4:], X[4:]])
+    with pytest.raises(ValueError, match="at least two classes"):
+        lapsvm(X[:4], np.ones(4), X[4:])
+    with pytest.raises(ValueError, match="at least two classes"):
+        laprlsc(X[:4], np.ones(4), X[4:])
+    with pytest.raises(ValueError, match="gamma_A"):
+        lapsvm_dual(X[:4], y[:4], X[4:], gamma_A=0.0, gamma_I=1.0)
+    with pytest.raises(ValueError, match="'y_labeled' parameter of lapsvm must contain only finite"):
+        lapsvm(X[:4], np.r_[1.0, -1.0, np.nan, 1.0], X[4:])
