@@ -33,7 +33,7 @@ def balance_ok(n_positive, n_free, balance, eps):  # pragma: no cover - compiled
     return abs(n_positive / n_free - balance) < eps
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, fastmath={"reassoc", "contract"})   # lets LLVM vectorise the O(r) dot product
 def _coordinate_m(j, y, state, V, d2, lowrank):  # pragma: no cover - compiled
     """``m_j = (M y)_j`` from the state of the labelling: O(1) dense, O(r) low rank."""
     if lowrank:
