@@ -40,6 +40,8 @@ REFRESH_PERIOD = 50
 #: iterations: the gradient can then no longer be reduced in floating point.
 STALL_WINDOW = 10
 
+_EPS = float(np.finfo(float).eps)
+
 
 # ------------------------------------------------------------------------------ small pieces
 def margins(f_labeled, Y):
@@ -260,7 +262,7 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
             status, detail = 0, f"||grad|| / ||grad(0)|| = {gnorm[0] / grad_zero:.3g} <= tol = {tol:g}"
             break
         if t > STALL_WINDOW and (hist["objective"][-STALL_WINDOW - 1] - hist["objective"][-1]
-                                 <= 8 * np.finfo(float).eps * abs(hist["objective"][-1])):
+                                 <= 8 * _EPS * abs(hist["objective"][-1])):
             status, detail = 0, (f"the objective did not decrease over {STALL_WINDOW} iterations (round-off "
                                  f"level; ||grad|| / ||grad(0)|| = {gnorm[0] / grad_zero:.3g}, tol = {tol:g})")
             break

@@ -1,0 +1,154 @@
+"""LapSVM in the primal: PCG with early stopping vs Newton vs the dual, and PCG's per-iteration cost.
+
+    TOOLKIT_DATA_MIRROR=../shared/datasets python benchmarks/bench_lapsvm.py [--tasks g50c pcmac uspstb]
+        [--splits 2] [--iteration-n 2000] [--scale 20000]
+
+Three parts, all printing ratios:
+
+1. **Solvers** (Melacci & Belkin 2011, Table 6): on the same splits (Table 2 sizes, kernel and
+   Laplacian precomputed as in the paper), the solve time of Newton, the dual (SVC) and LapRLSC
+   divided by that of PCG with the stability check, with the PCG iteration count and the
+   agreement of PCG's decisions with Newton's on U.
+2. **One PCG iteration vs one ``K @ α``** of the same size (the memory-bandwidth floor), float64 and
+   float32: ``(PCG solve time / iterations) / (best time of K @ v)``; target <= 1.3.
+3. ``--scale N``: a binary task with ``N`` points (SSL-book set 8, SecStr) trained by PCG with the
+   stability check, kernel (float32) and graph construction included; prints the time and the
+   peak resident memory relative to one ``N × N`` float64 matrix. Off by default (needs ~2.5 GB
+   for N = 20 000).
+"""
+import argparse
+import resource
+import time
+import warnings
+
+import numpy as np
+
+from toolkit import lapsvm, laprlsc, lapsvm_dual
+from toolkit._lapsvm_experiments import GRAPH, PAPER_TIMES, TASKS, load_task, precompute, solver_kwargs
+
+
+def split_indices(y, l, u, seed):
+    """Random L / U indices with every class among the labelled points."""
+    rng = np.random.default_rng(seed)
+    while True:
+        p = rng.permutation(len(y))
+        if len(np.unique(y[p[:l]])) == len(np.unique(y)):
+            return p[:l], p[l:l + u]
+
+
+def solver_comparison(tasks, n_splits):
+    print("1. Solve time ratios on the same splits (kernel and L^p precomputed, as in Table 6)")
+    print(f"{'task':<9}{'n':>6}{'PCG[s]':>9}{'iters':>7}{'Newton/PCG':>12}{'dual/PCG':>10}"
+          f"{'LapRLSC/PCG':>13}{'agree':>8}{'paper N/PCG':>13}")
+    for name in tasks:
+        X, y = load_task(name)
+        _, _, l, v = TASKS[name]
+        n_train = int(round(0.75 * len(y))) - v
+        rows = []
+        for s in range(n_splits):
+            lab, unl = split_indices(y, l, n_train - l, seed=100 + s)
+            idx = np.r_[lab, unl]
+            Xtr = X[idx]
+            K, L, _, _ = precompute(Xtr, GRAPH[name])
+            common = dict(gram=K, laplacian_matrix=L)
+            times = {}
+            fits = {}
+            for solver, fn, extra in [("pcg", lapsvm, dict(method="pcg", stop="stability")),
+                                      ("newton", lapsvm, dict(method="newton")),
+                                      ("dual", lapsvm_dual, {}),
+                                      ("laprlsc", laprlsc, dict(method="direct"))]:
+                kw = solver_kwargs(name, solver)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    r = fn(X[lab], y[lab], X[unl], **kw, **common, **extra)
+                times[solver] = r.timings["solve"]
+                fits[solver] = r
+            agree = np.mean(np.sign(K[l:] @ fits["pcg"].alpha + fits["pcg"].b)
+                            == np.sign(K[l:] @ fits["newton"].alpha + fits["newton"].b))
+            rows.append((times["pcg"], fits["pcg"].n_iter, times["newton"] / times["pcg"],
+                         times["dual"] / times["pcg"], times["laprlsc"] / times["pcg"], agree))
+        m = np.mean(np.array(rows, dtype=float), axis=0)
+        paper = PAPER_TIMES[name]["newton"] / PAPER_TIMES[name]["pcg"]
+        print(f"{name:<9}{n_train:>6}{m[0]:>9.3f}{m[1]:>7.0f}{m[2]:>12.1f}{m[3]:>10.1f}{m[4]:>13.1f}"
+              f"{m[5]:>8.3f}{paper:>13.1f}")
+
+
+def best_of(fn, repeats):
+    best = np.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def iteration_cost(n, iters=40, repeats=5):
+    print(f"\n2. One PCG iteration vs one K @ v product, n = {n} (target ratio <= 1.3)")
+    print("   interleaved runs, median of the per-run ratios; both under the same BLAS thread limit")
+    from threadpoolctl import threadpool_limits
+    from toolkit.graphs import laplacian
+    from toolkit.kernels import rbf_kernel
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 20))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    l = 50
+    K64 = rbf_kernel(X, sigma=3.0)
+    L = laplacian(X, neighbors=10)
+    print(f"{'dtype':<9}{'threads':>8}{'K@v [ms]':>10}{'PCG iter [ms]':>15}{'ratio':>8}")
+    for dtype in ("float64", "float32"):
+        K = K64 if dtype == "float64" else K64.astype(np.float32)
+        v = rng.normal(size=n).astype(K.dtype)
+        for threads in (1, 2):
+            t_mv, t_it, ratios = [], [], []
+            for _ in range(repeats):
+                with threadpool_limits(limits=threads, user_api="blas"):
+                    t0 = time.perf_counter()
+                    for _ in range(iters):
+                        K @ v
+                    mv = (time.perf_counter() - t0) / iters
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    r = lapsvm(X[:l], y[:l], X[l:], sigma=3.0, gamma_A=1e-6, gamma_I=1e-2, stop=None, tol=0.0,
+                               max_iter=iters, gram=K, laplacian_matrix=L, dtype=dtype, blas_threads=threads)
+                # the solve also makes the initial, final and refresh products: all counted as iterations
+                it = r.timings["solve"] / (r.n_iter + 2 + r.n_iter // 50)
+                t_mv.append(mv), t_it.append(it), ratios.append(it / mv)
+            print(f"{dtype:<9}{threads:>8}{1e3 * np.median(t_mv):>10.2f}{1e3 * np.median(t_it):>15.2f}"
+                  f"{np.median(ratios):>8.2f}")
+    del K64
+
+
+def scale(n):
+    from toolkit.data import load
+    print(f"\n3. Scale: SSL-book set 8 (SecStr), first {n} points, PCG + stability check, float32 kernel")
+    ds = load("ssl-book", 8)
+    X, y = ds.X[:n], np.asarray(ds.y)[:n]
+    lab, unl = split_indices(y, 100, n - 100, seed=0)
+    t0 = time.perf_counter()
+    r = lapsvm(X[lab], y[lab], X[unl], kernel="rbf", sigma=3.0, gamma_A=1e-6, gamma_I=1e-2, neighbors=10,
+               degree=1, dtype="float32")
+    total = time.perf_counter() - t0
+    err = np.mean(r.predict(X[unl]) != y[unl]) if n <= 20000 else float("nan")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(f"total {total:.1f} s (kernel {r.timings['kernel']:.1f}, graph {r.timings['graph']:.1f}, "
+          f"solve {r.timings['solve']:.1f}); {r.n_iter} iterations; error on U {err:.3f}; "
+          f"peak RSS {peak / 2**30:.2f} GiB = {peak / (8 * n * n):.2f} x one n x n float64 matrix")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", nargs="*", default=["g50c", "pcmac", "uspstb"])
+    parser.add_argument("--splits", type=int, default=2)
+    parser.add_argument("--iteration-n", type=int, nargs="*", default=[2000, 5000])
+    parser.add_argument("--scale", type=int, default=0)
+    args = parser.parse_args(argv)
+    if args.tasks:
+        solver_comparison(args.tasks, args.splits)
+    for n in args.iteration_n:
+        iteration_cost(n)
+    if args.scale:
+        scale(args.scale)
+
+
+if __name__ == "__main__":
+    main()
