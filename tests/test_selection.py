@@ -1,0 +1,209 @@
+"""toolkit.selection: the SSL-aware splitter, select() scenarios, tidy output, shared kernels."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from toolkit.selection import (METHODS, CachedKernel, Indices, SemiSupervisedKFold, available_methods, get_method,
+                               select)
+
+TIDY = ["dataset", "task", "split", "method", "params", "scenario", "fold", "metric", "value", "seconds", "seed"]
+
+
+# ------------------------------------------------------------------------------ the splitter
+@given(n=st.integers(20, 120), frac=st.floats(0.2, 0.9), k=st.integers(2, 5), seed=st.integers(0, 1000))
+def test_splitter_semantics(n, frac, k, seed):
+    rng = np.random.default_rng(seed)
+    y = rng.choice([0, 1], size=n)
+    y[: 2 * k] = [0, 1] * k  # at least k labelled points per class
+    y[2 * k:][rng.random(n - 2 * k) < frac] = -1
+    X = rng.normal(size=(n, 2))
+    labeled, unlabeled = np.flatnonzero(y != -1), np.flatnonzero(y == -1)
+    cv = SemiSupervisedKFold(k, shuffle=True, random_state=seed)
+    tests = []
+    for train, test in cv.split(X, y):
+        assert set(unlabeled) <= set(train)
+        assert not set(test) & set(unlabeled)
+        assert not set(test) & set(train)
+        tests.append(test)
+    assert np.array_equal(np.sort(np.concatenate(tests)), labeled)
+    assert cv.get_n_splits() == k == len(tests)
+
+
+def test_splitter_is_stratified_and_deterministic():
+    y = np.r_[np.zeros(20), np.ones(10), -np.ones(50)].astype(int)
+    a = [te.tolist() for _, te in SemiSupervisedKFold(5, random_state=1).split(None, y)]
+    b = [te.tolist() for _, te in SemiSupervisedKFold(5, random_state=1).split(None, y)]
+    assert a == b
+    for test in a:
+        assert sorted(np.bincount(y[test], minlength=2).tolist()) == [2, 4]
+
+
+def test_splitter_with_scikit_learn_cross_validate():
+    from sklearn.model_selection import GridSearchCV, cross_validate
+    from sklearn.semi_supervised import LabelSpreading
+
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(-2, 1, (60, 2)), rng.normal(2, 1, (60, 2))]
+    y = np.r_[np.zeros(60), np.ones(60)].astype(int)
+    y_ssl = y.copy()
+    y_ssl[rng.random(120) < 0.7] = -1
+    cv = SemiSupervisedKFold(3, random_state=0)
+    scores = cross_validate(LabelSpreading(), X, y_ssl, cv=cv)["test_score"]
+    assert len(scores) == 3 and scores.min() > 0.8
+    search = GridSearchCV(LabelSpreading(), {"gamma": [0.5, 20.0]}, cv=cv).fit(X, y_ssl)
+    assert search.best_params_["gamma"] in (0.5, 20.0)
+
+
+def test_splitter_bad_input():
+    with pytest.raises(ValueError, match="n_splits"):
+        SemiSupervisedKFold(1)
+    with pytest.raises(ValueError, match="3 labelled rows cannot be split into 5 folds"):
+        list(SemiSupervisedKFold(5).split(np.zeros((10, 1)), np.r_[[0, 1, 0], -np.ones(7, int)]))
+    with pytest.raises(ValueError, match="rows"):
+        list(SemiSupervisedKFold(2).split(np.zeros((4, 1)), np.array([0, 1, 0])))
+    # a class coded -1 can be kept by naming another marker of unlabelled rows
+    y = np.array([1, -1, 1, -1, 0, 0, 0, 0])
+    folds = list(SemiSupervisedKFold(2, unlabeled=0, random_state=0).split(None, y))
+    assert all(set(np.flatnonzero(y == 0)) <= set(tr) for tr, _ in folds)
+
+
+# ------------------------------------------------------------------------------ select
+@pytest.fixture(scope="module")
+def moons():
+    from sklearn.datasets import make_moons
+
+    X, y = make_moons(160, noise=0.1, random_state=0)
+    y = 2 * y - 1
+    return X, y, Indices(np.arange(16), np.arange(16, 100), np.arange(100, 160), np.arange(100, 120))
+
+
+def test_select_labeled_cv_tidy_output(moons):
+    X, y, split = moons
+    cv = select("svc", X, y, split, grid={"C": [0.1, 10.0]}, fixed={"kernel": "rbf", "sigma": 0.5}, n_folds=4,
+                rng=0, progress=False, dataset="moons", task="Moons", split_id=3)
+    table = cv.results
+    assert list(table.columns) == TIDY
+    assert set(table["fold"]) == {"0", "1", "2", "3", "refit"}
+    assert set(table["metric"]) == {"cv_error", "test_error", "unlabeled_error", "validation_error"}
+    assert (table["scenario"] == "labeled-cv").all() and cv.realistic
+    assert (table["split"] == 3).all() and (table["seed"] == 0).all() and (table["dataset"] == "moons").all()
+    assert len(table[table["metric"] == "cv_error"]) == 2 * 4
+    means = table[table.metric == "cv_error"].groupby("params")["value"].mean()
+    assert means[json.dumps(cv.lambda_min, sort_keys=True)] == means.min()
+    assert cv.summary_table["mean"].min() == means.min()
+    # the refit is the model with the chosen parameters on L and U, scored on T
+    from sklearn.svm import SVC
+
+    from toolkit.kernels import rbf_kernel
+
+    Xl = X[split.labeled]
+    svc = SVC(C=cv.lambda_min["C"], kernel="precomputed").fit(rbf_kernel(Xl, sigma=0.5), y[split.labeled])
+    expected = np.mean(svc.predict(rbf_kernel(X[split.test], Xl, sigma=0.5)) != y[split.test]) * 100
+    assert cv.test_error == pytest.approx(expected)
+    assert "lambda_min" in cv.summary() and "<pre>" in cv._repr_html_()
+
+
+def test_lambda_1se_is_the_simplest_within_one_standard_error(moons):
+    X, y, split = moons
+    cv = select("rlsc", X, y, split, grid={"lam": [1e-4, 1e-2, 1.0, 100.0]}, fixed={"kernel": "rbf", "sigma": 0.5},
+                n_folds=4, rng=1, progress=False)
+    s = cv.summary_table.set_index("params")
+    best = s.loc[json.dumps(cv.lambda_min, sort_keys=True)]
+    chosen = s.loc[json.dumps(cv.lambda_1se, sort_keys=True)]
+    assert chosen["mean"] <= best["mean"] + best["se"] + 1e-12
+    inside = [json.loads(p)["lam"] for p, row in s.iterrows() if row["mean"] <= best["mean"] + best["se"] + 1e-12]
+    assert cv.lambda_1se["lam"] == max(inside)
+    refit_1se = select("rlsc", X, y, split, grid={"lam": [1e-4, 1e-2, 1.0, 100.0]},
+                       fixed={"kernel": "rbf", "sigma": 0.5}, n_folds=4, rng=1, refit="1se", progress=False)
+    assert refit_1se.best_params == cv.lambda_1se
+
+
+def test_test_set_scenario_is_labelled_non_realistic(moons):
+    X, y, split = moons
+    cv = select("rlsc", X, y, split, grid={"lam": [1e-3, 1.0]}, fixed={"kernel": "rbf", "sigma": 0.5},
+                scenario="test-set", rng=0, progress=False)
+    assert (cv.results["scenario"] == "test-set (non-realistic)").all()
+    assert not cv.realistic and "NON-REALISTIC" in cv.summary()
+    sel = cv.results[cv.results.fold == "all"]
+    assert cv.test_error == pytest.approx(sel["value"].min())
+
+
+def test_validation_scenario(moons):
+    X, y, split = moons
+    cv = select("rlsc", X, y, split, grid={"lam": [1e-3, 1.0]}, fixed={"kernel": "rbf", "sigma": 0.5},
+                scenario="validation", rng=0, progress=False)
+    assert set(cv.results[cv.results.fold == "all"]["metric"]) == {"validation_error"}
+    with pytest.raises(ValueError, match="validation"):
+        select("rlsc", X, y, Indices(split.labeled, split.unlabeled, split.test), scenario="validation",
+               progress=False)
+
+
+def test_path_methods_share_one_fit_and_agree_with_single_fits(moons):
+    X, y, split = moons
+    grid = {"lam": [1e-3, 1e-1, 10.0]}
+    cv = select("rlsc", X, y, split, grid=grid, fixed={"kernel": "rbf", "sigma": 0.5}, n_folds=4, rng=0,
+                progress=False)
+    from toolkit.s2rlsc import rlsc
+
+    for lam in grid["lam"]:
+        fit = rlsc(X[split.labeled], y[split.labeled], kernel="rbf", sigma=0.5, lam=lam)
+        err = np.mean(fit.predict(X[split.test]) != y[split.test]) * 100
+        if lam == cv.best_params["lam"]:
+            assert cv.test_error == pytest.approx(err)
+
+
+def test_sigma_scale_and_kernel_grid(moons):
+    X, y, split = moons
+    cv = select("rlsc", X, y, split, grid={"lam": [0.01, 1.0], "sigma_scale": [0.1, 0.5]}, fixed={"kernel": "rbf"},
+                n_folds=3, rng=0, progress=False)
+    assert {json.loads(p)["sigma_scale"] for p in cv.results["params"]} == {0.1, 0.5}
+
+
+def test_cached_kernel_reuses_matrices():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    k = CachedKernel("rbf", sigma=1.0)
+    K1 = k(X, X)
+    K1[0, 0] = 99.0  # a caller modifying its copy must not corrupt the cache
+    K2 = k(X.copy(), X.copy())
+    assert k.hits == 1 and k.misses == 1 and K2[0, 0] == pytest.approx(1.0)
+
+
+def test_parallel_equals_serial(moons):
+    X, y, split = moons
+    kwargs = dict(grid={"lam": [1e-3, 1.0], "sigma_scale": [0.1, 0.3]}, fixed={"kernel": "rbf"}, n_folds=3, rng=0,
+                  progress=False)
+    serial = select("rlsc", X, y, split, **kwargs)
+    parallel = select("rlsc", X, y, split, n_jobs=2, **kwargs)
+    cols = ["params", "fold", "metric", "value"]
+    a = serial.results[cols].sort_values(cols[:3]).reset_index(drop=True)
+    b = parallel.results[cols].sort_values(cols[:3]).reset_index(drop=True)
+    assert a.equals(b)
+
+
+def test_every_method_is_one_registry_entry():
+    for name, method in METHODS.items():
+        assert method.name == name and callable(method.fit)
+        if method.baseline is not None:
+            assert METHODS[method.baseline].family == "supervised"
+    assert {"rlsc", "svc"} <= set(available_methods())
+
+
+def test_select_bad_input(moons):
+    X, y, split = moons
+    with pytest.raises(ValueError, match="Unknown method 'nope'. Valid methods:.*rlsc"):
+        select("nope", X, y, split)
+    with pytest.raises(ValueError, match="Unknown parameter 'C' for method 'rlsc'. Valid parameters:.*lam"):
+        select("rlsc", X, y, split, grid={"C": [1.0]})
+    with pytest.raises(ValueError, match="scenario"):
+        select("rlsc", X, y, split, scenario="oracle")
+    with pytest.raises(ValueError, match="lam"):  # the solver's own message for a value outside its domain
+        select("rlsc", X, y, split, grid={"lam": [-1.0]}, fixed={"kernel": "linear"}, n_folds=2, progress=False)
+    tiny = Indices(np.array([0, 1, 2]), split.unlabeled, split.test)
+    with pytest.raises(ValueError, match="labelled points per class"):
+        select("rlsc", X, y, tiny, progress=False)
+    assert get_method("rlsc") is METHODS["rlsc"]

@@ -1,0 +1,183 @@
+"""toolkit.stats against scipy / statsmodels, Demšar's (2006) tables and hand computations."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+from statsmodels.stats.multitest import multipletests
+
+from toolkit import stats
+
+
+@pytest.fixture
+def paired():
+    rng = np.random.default_rng(0)
+    a = rng.normal(10, 2, 15)
+    b = a - 0.8 + rng.normal(0, 1, 15)
+    return a, b
+
+
+def test_paired_ttest_matches_scipy(paired):
+    a, b = paired
+    res = stats.paired_ttest(a, b)
+    ref = sps.ttest_rel(a, b)
+    assert res.statistic == pytest.approx(ref.statistic)
+    assert res.pvalue == pytest.approx(ref.pvalue)
+    lo, hi = res.conf_int(0.05)
+    ref_ci = ref.confidence_interval(0.95)
+    assert (lo, hi) == pytest.approx((ref_ci.low, ref_ci.high))
+    d = a - b
+    assert res.effect_size == pytest.approx(d.mean() / d.std(ddof=1))
+    assert res.estimate == pytest.approx(d.mean())
+    assert res.conf_int(0.01)[0] < lo  # wider at a smaller alpha
+    assert "paired t-test" in res.summary()
+    one_sided = stats.paired_ttest(a, b, alternative="greater")
+    assert one_sided.pvalue == pytest.approx(sps.ttest_rel(a, b, alternative="greater").pvalue)
+
+
+def test_wilcoxon_matches_scipy_and_rank_biserial(paired):
+    a, b = paired
+    res = stats.wilcoxon(a, b)
+    ref = sps.wilcoxon(a, b)
+    assert res.statistic == pytest.approx(ref.statistic)
+    assert res.pvalue == pytest.approx(ref.pvalue)
+    d = a - b
+    ranks = sps.rankdata(np.abs(d))
+    r = (ranks[d > 0].sum() - ranks[d < 0].sum()) / ranks.sum()
+    assert res.effect_size == pytest.approx(r)
+    walsh = [(d[i] + d[j]) / 2 for i in range(len(d)) for j in range(i, len(d))]
+    assert res.estimate == pytest.approx(np.median(walsh))
+    lo, hi = res.conf_int()
+    assert lo <= res.estimate <= hi
+
+
+def test_identical_samples_give_no_evidence():
+    a = np.array([1.0, 2.0, 3.0])
+    for test in (stats.paired_ttest, stats.wilcoxon):
+        res = test(a, a)
+        assert res.pvalue == 1.0 and res.effect_size == 0.0
+
+
+def test_corrected_resampled_ttest_by_hand(paired):
+    a, b = paired
+    d = a - b
+    J, n_train, n_test = len(d), 90, 10
+    se = np.sqrt((1 / J + n_test / n_train) * d.var(ddof=1))
+    t = d.mean() / se
+    res = stats.corrected_ttest(a, b, n_train=n_train, n_test=n_test)
+    assert res.statistic == pytest.approx(t)
+    assert res.pvalue == pytest.approx(2 * sps.t.sf(abs(t), J - 1))
+    assert res.df == J - 1
+    # the correction only ever widens the interval of the naive paired t-test
+    naive = stats.paired_ttest(a, b)
+    assert res.pvalue > naive.pvalue
+    assert res.conf_int()[1] - res.conf_int()[0] > naive.conf_int()[1] - naive.conf_int()[0]
+
+
+def test_paired_inputs_are_validated():
+    with pytest.raises(ValueError, match="paired samples must match"):
+        stats.paired_ttest([1, 2, 3], [1, 2])
+    with pytest.raises(ValueError, match="finite"):
+        stats.wilcoxon([1, np.nan, 3], [1, 2, 3])
+    with pytest.raises(ValueError, match="alpha"):
+        stats.paired_ttest([1, 2, 3], [2, 2, 2]).conf_int(1.5)
+
+
+@pytest.fixture
+def scores():
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(rng.normal(size=(12, 4)) + np.array([0.0, 0.3, 0.8, 1.5]),
+                         columns=["a", "b", "c", "d"], index=[f"ds{i}" for i in range(12)])
+    frame.iloc[0, :2] = 0.5  # a tie
+    return frame
+
+
+def test_friedman_matches_scipy(scores):
+    res = stats.friedman(scores)
+    ref = sps.friedmanchisquare(*[scores[c] for c in scores.columns])
+    assert res.statistic == pytest.approx(ref.statistic)
+    assert res.pvalue == pytest.approx(ref.pvalue)
+    N, k = scores.shape
+    f = (N - 1) * res.statistic / (N * (k - 1) - res.statistic)
+    assert res.iman_davenport == pytest.approx(f)
+    assert res.pvalue_f == pytest.approx(sps.f.sf(f, k - 1, (k - 1) * (N - 1)))
+    assert res.effect_size == pytest.approx(res.statistic / (N * (k - 1)))
+    expected_ranks = scores.rank(axis=1).mean()
+    pd.testing.assert_series_equal(res.ranks, expected_ranks)
+    assert list(res.conf_int().columns) == ["lower", "upper"]
+
+
+def test_friedman_two_methods_is_defined():
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": [2.0, 3.0, 4.0, 5.0]})
+    res = stats.friedman(frame)
+    # all four data sets rank a first: chi2 = 12 N / (k (k+1)) * sum (R_j - (k+1)/2)^2 = 4
+    assert res.statistic == pytest.approx(4.0)
+
+
+# Demšar (2006), Table 5: critical values q_alpha of the two-tailed Nemenyi test, k = 2..10
+DEMSAR_Q05 = [1.960, 2.343, 2.569, 2.728, 2.850, 2.949, 3.031, 3.102, 3.164]
+DEMSAR_Q10 = [1.645, 2.052, 2.291, 2.459, 2.589, 2.693, 2.780, 2.855, 2.920]
+
+
+@pytest.mark.parametrize("alpha,table", [(0.05, DEMSAR_Q05), (0.10, DEMSAR_Q10)])
+def test_nemenyi_critical_difference_matches_demsar_table(alpha, table):
+    for k, q in zip(range(2, 11), table):
+        N = 14
+        assert stats.critical_difference(k, N, alpha) == pytest.approx(q * np.sqrt(k * (k + 1) / (6 * N)), abs=2e-3)
+    # Demšar's worked example: four algorithms on 14 data sets, CD = 1.25 at alpha = 0.05
+    if alpha == 0.05:
+        assert stats.critical_difference(4, 14, 0.05) == pytest.approx(1.25, abs=0.005)
+
+
+def test_nemenyi_pvalues_agree_with_the_critical_difference(scores):
+    res = stats.nemenyi(scores, alpha=0.05)
+    diff = np.abs(res.effect_size.to_numpy())
+    significant = res.pvalues.to_numpy() < 0.05
+    off = ~np.eye(len(diff), dtype=bool)
+    assert np.array_equal(significant[off], (diff >= res.cd)[off])
+    np.testing.assert_allclose(res.pvalues, res.pvalues.T)
+
+
+def test_holm_matches_statsmodels(scores):
+    res = stats.holm(scores, control="a")
+    N, k = scores.shape
+    ranks = scores.rank(axis=1).mean()
+    z = (ranks["a"] - ranks[["b", "c", "d"]]) / np.sqrt(k * (k + 1) / (6 * N))
+    raw = 2 * sps.norm.sf(np.abs(z))
+    adjusted = multipletests(raw, method="holm")[1]
+    np.testing.assert_allclose(res.pvalues.loc["a", ["b", "c", "d"]], adjusted)
+    assert np.isnan(res.pvalues.loc["b", "c"])
+    allpairs = stats.holm(scores)
+    assert not allpairs.pvalues.isna().any().any()
+    with pytest.raises(ValueError, match="control"):
+        stats.holm(scores, control="zzz")
+
+
+def test_cd_diagram_draws_the_critical_difference(scores):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    fig = stats.cd_diagram(scores, alpha=0.1)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert any(t.startswith("CD = ") and "0.1" in t for t in texts)
+    assert sum(name in " ".join(texts) for name in scores.columns) == 4
+
+
+def test_unlabeled_data_helped():
+    rows = []
+    rng = np.random.default_rng(3)
+    for split in range(8):
+        base = rng.normal(10, 1)
+        for method, value in (("rlsc", base), ("s2rlsc", base - 3 + rng.normal(0, 0.5)),
+                              ("svc", base), ("lapsvm", base + rng.normal(0, 0.5))):
+            rows.append({"dataset": "d", "task": "t", "split": split, "method": method, "params": "{}",
+                         "scenario": "labeled-cv", "fold": "refit", "metric": "test_error", "value": value,
+                         "seconds": 0.1, "seed": 0})
+    out = stats.unlabeled_data_helped(pd.DataFrame(rows), baselines={"s2rlsc": "rlsc", "lapsvm": "svc"})
+    helped = out.set_index("method")
+    assert helped.loc["s2rlsc", "verdict"] == "helped"
+    assert helped.loc["s2rlsc", "pvalue"] < 1e-3
+    assert helped.loc["s2rlsc", "ci_high"] < 0
+    assert helped.loc["lapsvm", "verdict"] == "no significant difference"
+    assert helped.loc["s2rlsc", "baseline"] == "rlsc"

@@ -1,0 +1,564 @@
+"""Statistical comparison of classifiers: across splits of one data set and across data sets.
+
+Across the splits (or CV folds) of one data set, paired samples ``a_j``, ``b_j`` (errors of two
+methods on the same split ``j``; differences ``d_j = a_j - b_j``):
+
+* :func:`paired_ttest` -- Student's paired t-test, effect size Cohen's ``d_z = mean(d) / sd(d)``.
+* :func:`wilcoxon` -- Wilcoxon signed-rank test, effect size the matched-pairs rank-biserial
+  correlation, confidence interval for the Hodges-Lehmann pseudo-median (Walsh averages).
+* :func:`corrected_ttest` -- Nadeau & Bengio's (2003) corrected resampled t-test for repeated
+  train/test splits or CV folds, whose training sets overlap: the variance of the mean is
+  ``(1/J + n_test/n_train) s²`` instead of ``s²/J``.
+
+Across data sets (Demšar 2006), a table ``scores`` of data sets × methods:
+
+* :func:`friedman` -- Friedman's test on the within-data-set ranks (and the Iman-Davenport F),
+  effect size Kendall's W.
+* :func:`nemenyi` -- all pairwise comparisons with the critical difference
+  ``CD = q_α sqrt(k (k + 1) / (6 N))``, ``q_α`` the studentized range quantile / √2.
+* :func:`holm` -- pairwise (or versus a control) z-tests on the mean ranks, Holm-adjusted with
+  statsmodels' ``multipletests``.
+* :func:`cd_diagram` -- the critical-difference diagram (matplotlib), configurable α, CD drawn.
+
+"Did the unlabelled data help?": :func:`unlabeled_data_helped` pairs every semi-supervised method
+with its supervised baseline on the same splits and reports the difference, p-value, effect size
+and confidence interval.
+
+Every test returns a frozen dataclass with ``statistic``, ``pvalue``, ``effect_size`` and
+``conf_int(alpha=0.05)``.
+
+References
+----------
+Demšar, J. (2006). Statistical comparisons of classifiers over multiple data sets. JMLR 7, 1-30.
+Nadeau, C., Bengio, Y. (2003). Inference for the generalization error. Machine Learning 52, 239-281.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+__all__ = [
+    "TestResult", "FriedmanResult", "PosthocResult", "paired_ttest", "wilcoxon", "corrected_ttest",
+    "friedman", "nemenyi", "holm", "critical_difference", "cd_diagram", "average_ranks",
+    "unlabeled_data_helped",
+]
+
+
+def _pair(a, b, func):
+    a = np.asarray(a, dtype=float).ravel()
+    b = np.asarray(b, dtype=float).ravel()
+    if a.shape != b.shape:
+        raise ValueError(f"{func}: 'a' has {a.size} values but 'b' has {b.size}; paired samples must match.")
+    if a.size < 2:
+        raise ValueError(f"{func} needs at least 2 paired values. Got {a.size} instead.")
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        raise ValueError(f"{func}: the samples must contain only finite values (no NaN or inf).")
+    return a, b
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """A two-sample paired test.
+
+    Attributes
+    ----------
+    test : str
+        Name of the test.
+    statistic : float
+    pvalue : float
+    effect_size : float
+    effect_size_name : str
+    estimate : float
+        Mean difference ``mean(a - b)`` (Hodges-Lehmann pseudo-median for the Wilcoxon test).
+    n : int
+        Number of pairs.
+    df : float or None
+        Degrees of freedom of t-tests.
+    alternative : str
+    """
+
+    test: str
+    statistic: float
+    pvalue: float
+    effect_size: float
+    effect_size_name: str
+    estimate: float
+    n: int
+    df: float | None = None
+    alternative: str = "two-sided"
+    _interval: Callable[[float], tuple[float, float]] = field(default=None, repr=False, compare=False)
+
+    def conf_int(self, alpha: float = 0.05) -> tuple[float, float]:
+        """(1 - alpha) confidence interval for ``estimate``."""
+        if not 0 < alpha < 1:
+            raise ValueError(f"The 'alpha' parameter of conf_int must be a float in (0, 1). Got {alpha!r} instead.")
+        return self._interval(alpha)
+
+    def summary(self) -> str:
+        lo, hi = self.conf_int()
+        return (f"{self.test}: statistic = {self.statistic:.4g}, p = {self.pvalue:.4g}, "
+                f"{self.effect_size_name} = {self.effect_size:.3g}, estimate = {self.estimate:.4g} "
+                f"[95% CI {lo:.4g}, {hi:.4g}], n = {self.n}")
+
+    def _repr_html_(self):
+        return f"<pre>{self.summary()}</pre>"
+
+
+def _t_interval(mean, se, df):
+    from scipy import stats
+
+    def interval(alpha):
+        if se == 0:
+            return (mean, mean)
+        half = stats.t.ppf(1 - alpha / 2, df) * se
+        return (float(mean - half), float(mean + half))
+
+    return interval
+
+
+def paired_ttest(a, b, *, alternative="two-sided") -> TestResult:
+    """Paired t-test of ``mean(a - b) = 0`` (scipy ``ttest_rel``).
+
+    Parameters
+    ----------
+    a, b : array-like of shape (n_pairs,)
+        Paired measurements (e.g. test errors of two methods on the same splits).
+    alternative : {"two-sided", "less", "greater"}, default="two-sided"
+
+    Returns
+    -------
+    TestResult
+        Effect size Cohen's ``d_z = mean(d) / sd(d)``; ``conf_int`` for the mean difference.
+    """
+    from scipy import stats
+
+    a, b = _pair(a, b, "paired_ttest")
+    d = a - b
+    sd = d.std(ddof=1)
+    res = stats.ttest_rel(a, b, alternative=alternative)
+    statistic, pvalue = float(res.statistic), float(res.pvalue)
+    if sd == 0:  # all differences equal: no evidence either way if they are 0
+        statistic, pvalue = (0.0, 1.0) if d[0] == 0 else (float(np.sign(d[0]) * np.inf), 0.0)
+    return TestResult("paired t-test", statistic, pvalue, float(d.mean() / sd) if sd > 0 else 0.0,
+                      "Cohen's d_z", float(d.mean()), d.size, float(d.size - 1), alternative,
+                      _t_interval(d.mean(), sd / np.sqrt(d.size), d.size - 1))
+
+
+def corrected_ttest(a, b, *, n_train, n_test, alternative="two-sided") -> TestResult:
+    """Nadeau & Bengio's corrected resampled t-test for overlapping training sets.
+
+    ``t = mean(d) / sqrt((1/J + n_test/n_train) s²)`` with ``J`` the number of resamples (folds ×
+    repeats), ``s²`` the sample variance of the differences, ``J - 1`` degrees of freedom
+    (Nadeau & Bengio 2003; Bouckaert & Frank 2004).
+
+    Parameters
+    ----------
+    a, b : array-like of shape (n_resamples,)
+    n_train, n_test : int
+        Training and test set sizes of one resample (for k-fold CV, ``n_test/n_train = 1/(k-1)``).
+    alternative : {"two-sided", "less", "greater"}, default="two-sided"
+    """
+    from scipy import stats
+
+    a, b = _pair(a, b, "corrected_ttest")
+    if not (n_train > 0 and n_test > 0):
+        raise ValueError(f"corrected_ttest needs positive 'n_train' and 'n_test'. Got {n_train!r} and {n_test!r} instead.")
+    d = a - b
+    J = d.size
+    var = d.var(ddof=1)
+    se = float(np.sqrt((1.0 / J + n_test / n_train) * var))
+    mean = float(d.mean())
+    df = J - 1
+    if se == 0:
+        statistic = 0.0 if mean == 0 else float(np.sign(mean) * np.inf)
+    else:
+        statistic = mean / se
+    if alternative == "two-sided":
+        pvalue = 2 * stats.t.sf(abs(statistic), df)
+    elif alternative == "less":
+        pvalue = stats.t.cdf(statistic, df)
+    elif alternative == "greater":
+        pvalue = stats.t.sf(statistic, df)
+    else:
+        raise ValueError(f"The 'alternative' parameter of corrected_ttest must be one of 'two-sided', 'less', "
+                         f"'greater'. Got {alternative!r} instead.")
+    return TestResult("corrected resampled t-test", float(statistic), float(min(pvalue, 1.0)),
+                      mean / np.sqrt(var) if var > 0 else 0.0, "Cohen's d_z", mean, J, float(df), alternative,
+                      _t_interval(mean, se, df))
+
+
+def wilcoxon(a, b, *, alternative="two-sided") -> TestResult:
+    """Wilcoxon signed-rank test of ``a - b`` symmetric about 0 (scipy ``wilcoxon``, zero differences
+    dropped as in Wilcoxon's original test).
+
+    Effect size: the matched-pairs rank-biserial correlation ``r = (W+ - W-) / (W+ + W-)`` (Kerby
+    2014), in [-1, 1]. ``estimate`` and ``conf_int`` are the Hodges-Lehmann pseudo-median of the
+    differences (median of the Walsh averages) and its distribution-free interval (normal
+    approximation of the signed-rank statistic's critical value).
+    """
+    from scipy import stats
+
+    a, b = _pair(a, b, "wilcoxon")
+    d = a - b
+    nz = d[d != 0]
+    walsh = np.sort(((d[:, None] + d[None, :]) / 2)[np.triu_indices(d.size)])
+    estimate = float(np.median(walsh))
+    if nz.size == 0:
+        statistic, pvalue, r = 0.0, 1.0, 0.0
+    else:
+        res = stats.wilcoxon(nz, alternative=alternative, zero_method="wilcox")
+        statistic, pvalue = float(res.statistic), float(res.pvalue)
+        ranks = stats.rankdata(np.abs(nz))
+        w_plus, w_minus = ranks[nz > 0].sum(), ranks[nz < 0].sum()
+        r = float((w_plus - w_minus) / (w_plus + w_minus))
+    n = d.size
+
+    def interval(alpha):
+        m = walsh.size
+        z = stats.norm.ppf(1 - alpha / 2)
+        k = int(np.floor(n * (n + 1) / 4 - z * np.sqrt(n * (n + 1) * (2 * n + 1) / 24)))
+        k = min(max(k, 0), m - 1)
+        return (float(walsh[k]), float(walsh[m - 1 - k]))
+
+    return TestResult("Wilcoxon signed-rank", statistic, pvalue, r, "rank-biserial r", estimate, n, None,
+                      alternative, interval)
+
+
+# ----------------------------------------------------------------------------------------------
+# Across data sets
+# ----------------------------------------------------------------------------------------------
+def _scores_frame(scores):
+    import pandas as pd
+
+    frame = scores if isinstance(scores, pd.DataFrame) else pd.DataFrame(np.asarray(scores, dtype=float))
+    frame = frame.astype(float)
+    if frame.shape[0] < 2 or frame.shape[1] < 2:
+        raise ValueError(f"The comparison needs at least 2 data sets (rows) and 2 methods (columns). "
+                         f"Got a table of shape {frame.shape} instead.")
+    if frame.isna().any().any():
+        bad = frame.index[frame.isna().any(axis=1)].tolist()
+        raise ValueError(f"The scores table has missing values for the data sets {bad}; "
+                         "compare methods on the data sets they all have.")
+    return frame
+
+
+def average_ranks(scores, *, lower_is_better=True):
+    """Mean rank of each method over the data sets (rank 1 = best; ties get the average rank)."""
+    frame = _scores_frame(scores)
+    ranks = frame.rank(axis=1, ascending=lower_is_better, method="average")
+    return ranks.mean(axis=0)
+
+
+def critical_difference(k: int, n_datasets: int, alpha: float = 0.05) -> float:
+    """Nemenyi's critical difference ``q_α sqrt(k (k + 1) / (6 N))`` (Demšar 2006, §3.2.2)."""
+    from scipy import stats
+
+    q = stats.studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2)
+    return float(q * np.sqrt(k * (k + 1) / (6.0 * n_datasets)))
+
+
+@dataclass(frozen=True)
+class FriedmanResult:
+    """Friedman's test over data sets.
+
+    ``statistic`` is Friedman's chi² (``k - 1`` df), ``iman_davenport`` the F statistic with its
+    p-value ``pvalue_f``; ``effect_size`` is Kendall's W = chi² / (N (k - 1)). ``conf_int(alpha)``
+    gives every method's mean rank ± CD/2 (Nemenyi intervals: two methods differ when their
+    intervals do not overlap).
+    """
+
+    statistic: float
+    pvalue: float
+    effect_size: float
+    iman_davenport: float
+    pvalue_f: float
+    ranks: Any
+    n_datasets: int
+    n_methods: int
+    effect_size_name: str = "Kendall's W"
+
+    def conf_int(self, alpha: float = 0.05):
+        import pandas as pd
+
+        half = critical_difference(self.n_methods, self.n_datasets, alpha) / 2
+        return pd.DataFrame({"lower": self.ranks - half, "upper": self.ranks + half})
+
+    def summary(self) -> str:
+        return (f"Friedman chi2 = {self.statistic:.4g} (df = {self.n_methods - 1}), p = {self.pvalue:.4g}; "
+                f"Iman-Davenport F = {self.iman_davenport:.4g}, p = {self.pvalue_f:.4g}; "
+                f"Kendall's W = {self.effect_size:.3g}; N = {self.n_datasets}, k = {self.n_methods}")
+
+
+def friedman(scores, *, lower_is_better=True) -> FriedmanResult:
+    """Friedman's rank test of ``scores`` (rows: data sets, columns: methods).
+
+    The statistic (with scipy's tie correction) equals scipy's ``friedmanchisquare`` on the
+    columns, and is also defined for k = 2 methods; the Iman-Davenport
+    correction ``F = (N-1) chi² / (N (k-1) - chi²)`` has ``(k-1, (k-1)(N-1))`` df (Demšar 2006).
+    """
+    from scipy import stats
+
+    frame = _scores_frame(scores)
+    N, k = frame.shape
+    within = frame.rank(axis=1, ascending=lower_is_better, method="average").to_numpy()
+    rank_sums = within.sum(axis=0)
+    chi2 = 12.0 / (N * k * (k + 1)) * float(rank_sums @ rank_sums) - 3.0 * N * (k + 1)
+    ties = sum(float((c**3 - c).sum()) for c in (np.unique(row, return_counts=True)[1] for row in within))
+    correction = 1.0 - ties / (N * k * (k * k - 1))
+    chi2 = chi2 / correction if correction > 0 else 0.0
+    pvalue = float(stats.chi2.sf(chi2, k - 1))
+    ranks = average_ranks(frame, lower_is_better=lower_is_better)
+    denom = N * (k - 1) - chi2
+    f = (N - 1) * chi2 / denom if denom > 0 else np.inf
+    pf = float(stats.f.sf(f, k - 1, (k - 1) * (N - 1))) if np.isfinite(f) else 0.0
+    return FriedmanResult(chi2, pvalue, chi2 / (N * (k - 1)), float(f), pf, ranks, N, k)
+
+
+@dataclass(frozen=True)
+class PosthocResult:
+    """Post-hoc comparisons after Friedman's test.
+
+    Attributes
+    ----------
+    method : str
+        ``"nemenyi"`` or ``"holm"``.
+    ranks : pandas.Series
+        Mean ranks.
+    pvalues : pandas.DataFrame
+        Pairwise p-values (adjusted for Holm; Nemenyi's are family-wise by construction).
+    statistic : pandas.DataFrame
+        Pairwise z statistics ``(R_i - R_j) / sqrt(k (k + 1) / (6 N))``.
+    cd : float
+        Critical difference at ``alpha``.
+    alpha : float
+    effect_size : pandas.DataFrame
+        Pairwise mean-rank differences ``R_i - R_j``.
+    """
+
+    method: str
+    ranks: Any
+    pvalues: Any
+    statistic: Any
+    cd: float
+    alpha: float
+    effect_size: Any
+    n_datasets: int
+
+    @property
+    def pvalue(self):
+        return self.pvalues
+
+    def significant(self, alpha: float | None = None):
+        """Boolean table of the pairs that differ at ``alpha`` (default: the result's alpha)."""
+        return self.pvalues < (self.alpha if alpha is None else alpha)
+
+    def conf_int(self, alpha: float | None = None):
+        """Mean rank ± CD/2 per method (Nemenyi intervals) at ``alpha``."""
+        import pandas as pd
+
+        alpha = self.alpha if alpha is None else alpha
+        half = critical_difference(len(self.ranks), self.n_datasets, alpha) / 2
+        return pd.DataFrame({"lower": self.ranks - half, "upper": self.ranks + half})
+
+
+def _rank_z(frame, lower_is_better):
+    import pandas as pd
+
+    N, k = frame.shape
+    ranks = average_ranks(frame, lower_is_better=lower_is_better)
+    se = np.sqrt(k * (k + 1) / (6.0 * N))
+    diff = ranks.to_numpy()[:, None] - ranks.to_numpy()[None, :]
+    names = list(frame.columns)
+    return ranks, pd.DataFrame(diff / se, index=names, columns=names), pd.DataFrame(diff, index=names, columns=names)
+
+
+def nemenyi(scores, *, alpha=0.05, lower_is_better=True) -> PosthocResult:
+    """Nemenyi's all-pairs test: ``p = P(Q_k,inf > sqrt(2) |z|)`` with the studentized range ``Q``.
+
+    Two methods differ at level ``alpha`` when their mean ranks differ by at least ``cd``.
+    """
+    import pandas as pd
+    from scipy import stats
+
+    frame = _scores_frame(scores)
+    N, k = frame.shape
+    ranks, z, diff = _rank_z(frame, lower_is_better)
+    p = stats.studentized_range.sf(np.abs(z.to_numpy()) * np.sqrt(2), k, np.inf)
+    np.fill_diagonal(p, 1.0)
+    pvalues = pd.DataFrame(np.clip(p, 0, 1), index=z.index, columns=z.columns)
+    return PosthocResult("nemenyi", ranks, pvalues, z, critical_difference(k, N, alpha), alpha, diff, N)
+
+
+def holm(scores, *, control=None, alpha=0.05, lower_is_better=True) -> PosthocResult:
+    """Pairwise z-tests on mean ranks with Holm's step-down adjustment (statsmodels ``multipletests``).
+
+    With ``control`` (a method name) only the k - 1 comparisons with the control are adjusted and
+    reported (Demšar 2006, §3.2.2); the other p-values are NaN.
+    """
+    import pandas as pd
+    from scipy import stats
+    from statsmodels.stats.multitest import multipletests
+
+    frame = _scores_frame(scores)
+    N, k = frame.shape
+    ranks, z, diff = _rank_z(frame, lower_is_better)
+    names = list(frame.columns)
+    if control is not None and control not in names:
+        raise ValueError(f"The 'control' parameter of holm must be one of {names}. Got {control!r} instead.")
+    if control is None:
+        pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+    else:
+        c = names.index(control)
+        pairs = [(c, j) for j in range(k) if j != c]
+    raw = [2 * stats.norm.sf(abs(z.iat[i, j])) for i, j in pairs]
+    adjusted = multipletests(raw, alpha=alpha, method="holm")[1]
+    p = np.full((k, k), np.nan)
+    np.fill_diagonal(p, 1.0)
+    for (i, j), value in zip(pairs, adjusted):
+        p[i, j] = p[j, i] = value
+    return PosthocResult("holm", ranks, pd.DataFrame(p, index=names, columns=names), z,
+                         critical_difference(k, N, alpha), alpha, diff, N)
+
+
+def cd_diagram(scores=None, *, ranks=None, n_datasets=None, alpha=0.05, lower_is_better=True, ax=None,
+               title=None):
+    """Critical-difference diagram (Demšar 2006, Fig. 1): mean ranks on an axis, the CD drawn above,
+    and thick bars joining groups of methods that do not differ significantly (Nemenyi).
+
+    Parameters
+    ----------
+    scores : DataFrame (data sets × methods), default=None
+        Either ``scores`` or ``ranks`` with ``n_datasets``.
+    ranks : pandas.Series, default=None
+    n_datasets : int, default=None
+    alpha : float, default=0.05
+    lower_is_better : bool, default=True
+        True for errors, False for accuracies.
+    ax : matplotlib Axes, default=None
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    if scores is not None:
+        frame = _scores_frame(scores)
+        ranks = average_ranks(frame, lower_is_better=lower_is_better)
+        n_datasets = frame.shape[0]
+    if ranks is None or n_datasets is None:
+        raise ValueError("cd_diagram needs 'scores', or 'ranks' together with 'n_datasets'.")
+    ranks = ranks.sort_values()
+    k = len(ranks)
+    cd = critical_difference(k, n_datasets, alpha)
+    names, values = list(ranks.index), ranks.to_numpy()
+    half = (k + 1) // 2
+    height = 1.2 + 0.3 * max(half, k - half)
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(7, height))
+    else:
+        fig = ax.figure
+    lo, hi = 1, max(k, 2)
+    ax.set_xlim(lo - 0.3, hi + 0.3)
+    ax.set_ylim(-height, 1.0)
+    ax.axis("off")
+    ax.hlines(0, lo, hi, color="black", lw=1)
+    for r in range(lo, hi + 1):
+        ax.vlines(r, 0, 0.1, color="black", lw=1)
+        ax.text(r, 0.18, str(r), ha="center", va="bottom", fontsize=9)
+    # critical difference bar
+    ax.hlines(0.75, lo, lo + cd, color="black", lw=2)
+    ax.vlines([lo, lo + cd], 0.68, 0.82, color="black", lw=1)
+    ax.text(lo + cd / 2, 0.85, f"CD = {cd:.2f} (α = {alpha:g})", ha="center", va="bottom", fontsize=9)
+    step = 0.3
+    for i, (name, r) in enumerate(zip(names, values)):
+        if i < half:
+            y = -(i + 1) * step
+            ax.vlines(r, y, 0, color="black", lw=0.8)
+            ax.hlines(y, lo - 0.2, r, color="black", lw=0.8)
+            ax.text(lo - 0.25, y, f"{name} ({r:.2f})", ha="right", va="center", fontsize=9)
+        else:
+            y = -(k - i) * step
+            ax.vlines(r, y, 0, color="black", lw=0.8)
+            ax.hlines(y, r, hi + 0.2, color="black", lw=0.8)
+            ax.text(hi + 0.25, y, f"({r:.2f}) {name}", ha="left", va="center", fontsize=9)
+    # cliques: maximal runs of methods whose rank range is below the CD
+    cliques = []
+    for i in range(k):
+        j = i
+        while j + 1 < k and values[j + 1] - values[i] < cd:
+            j += 1
+        if j > i and not any(a <= i and j <= b for a, b in cliques):
+            cliques.append((i, j))
+    for c, (i, j) in enumerate(cliques):
+        y = -0.12 - 0.08 * c
+        ax.hlines(y, values[i] - 0.03, values[j] + 0.03, color="tab:red", lw=3)
+    if title:
+        ax.set_title(title, fontsize=10)
+    fig.subplots_adjust(left=0.25, right=0.75)
+    return fig
+
+
+# ----------------------------------------------------------------------------------------------
+# Did the unlabelled data help?
+# ----------------------------------------------------------------------------------------------
+def unlabeled_data_helped(results, *, baselines=None, metric="test_error", test="ttest", alpha=0.05):
+    """Compare every semi-supervised method with its supervised baseline on the same splits.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        Tidy results (columns dataset, task, split, method, scenario, fold, metric, value); only the
+        refit rows (``fold == "refit"``) of ``metric`` are used.
+    baselines : mapping, default=None
+        Method -> its supervised baseline; ``None`` uses the selection registry
+        (``toolkit.selection.METHODS[m].baseline``).
+    metric : str, default="test_error"
+    test : {"ttest", "wilcoxon"}, default="ttest"
+        Paired test over the splits the two methods share.
+    alpha : float, default=0.05
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (dataset, task, scenario, method): baseline, number of shared splits, the two
+        means, ``difference`` (method - baseline, negative = the unlabelled data helped), p-value,
+        effect size, CI of the difference, and a verdict: "helped", "hurt" or "no significant
+        difference".
+    """
+    import pandas as pd
+
+    if baselines is None:
+        from toolkit.selection import METHODS
+
+        baselines = {name: m.baseline for name, m in METHODS.items() if m.baseline}
+    if test not in ("ttest", "wilcoxon"):
+        raise ValueError(f"The 'test' parameter of unlabeled_data_helped must be one of 'ttest', 'wilcoxon'. "
+                         f"Got {test!r} instead.")
+    refit = results[(results["fold"].astype(str) == "refit") & (results["metric"] == metric)]
+    columns = ["dataset", "task", "scenario", "method", "baseline", "n_splits", "mean", "mean_baseline",
+               "difference", "ci_low", "ci_high", "statistic", "pvalue", "effect_size", "effect_size_name",
+               "verdict"]
+    rows = []
+    for (dataset, task, scenario), group in refit.groupby(["dataset", "task", "scenario"], sort=False):
+        wide = group.pivot_table(index="split", columns="method", values="value", aggfunc="mean")
+        for method, baseline in baselines.items():
+            if method not in wide or baseline not in wide:
+                continue
+            pair = wide[[method, baseline]].dropna()
+            row = {"dataset": dataset, "task": task, "scenario": scenario, "method": method, "baseline": baseline,
+                   "n_splits": len(pair), "mean": pair[method].mean(), "mean_baseline": pair[baseline].mean(),
+                   "difference": (pair[method] - pair[baseline]).mean()}
+            if len(pair) >= 2:
+                res = (paired_ttest if test == "ttest" else wilcoxon)(pair[method], pair[baseline])
+                lo, hi = res.conf_int(alpha)
+                verdict = ("no significant difference" if not res.pvalue < alpha
+                           else "helped" if res.estimate < 0 else "hurt")
+                row.update(ci_low=lo, ci_high=hi, statistic=res.statistic, pvalue=res.pvalue,
+                           effect_size=res.effect_size, effect_size_name=res.effect_size_name, verdict=verdict)
+            else:
+                row.update(verdict="too few splits")
+            rows.append(row)
+    return pd.DataFrame(rows, columns=columns)
