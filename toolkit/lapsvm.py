@@ -356,8 +356,7 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
         if max_iter is None:
             max_iter = 50
         K64 = np.asarray(K, dtype=float)
-        Lm = L if not isinstance(L, LinearOperator) else L @ np.eye(n)
-        raw = core.newton(K64, Lm, Y, params["gamma_A"], params["gamma_I"], hinge=hinge,
+        raw = core.newton(K64, L, Y, params["gamma_A"], params["gamma_I"], hinge=hinge,
                           max_iter=max_iter, alpha0=alpha0, b0=b0, callback=callback)
         fix = ""
     t_solve = time.perf_counter() - t0
@@ -597,7 +596,7 @@ def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, g
     n, C = X.shape[0], Y.shape[1]
     l = Y.shape[0]
     gA, gI = params["gamma_A"], params["gamma_I"]
-    LK = core._dense_LK(L if not isinstance(L, LinearOperator) else L @ np.eye(n), K)
+    LK = core._dense_LK(L, K)
     M = 2.0 * gI * LK
     M[np.diag_indices(n)] += 2.0 * gA
     lu = sla.lu_factor(M, check_finite=False)
