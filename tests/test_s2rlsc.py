@@ -122,6 +122,22 @@ def test_nystrom_with_all_points_equals_exact():
     assert "Nystrom" in nys.params["operator"]
 
 
+@pytest.mark.parametrize("search", ["1+1", "mu+nu"])
+def test_low_rank_and_dense_storage_give_the_same_search(search):
+    Xl, yl, Xu, _ = split(90, 4, 8, seed=14)
+    kw = dict(lam=0.3, lam_u=1.0, restarts=3, rng=5, search=search)
+    dense = s2rlsc(Xl, yl, Xu, **kw)                       # exact, dense M from the 4 features
+    low = s2rlsc(Xl, yl, Xu, operator="low-rank", **kw)    # exact, M = diag(d²) − V Vᵀ, r = 4
+    np.testing.assert_array_equal(dense.labels_unlabeled, low.labels_unlabeled)
+    assert low.objective == pytest.approx(dense.objective, rel=1e-9)
+    assert "low rank" in low.params["operator"] and "dense" in dense.params["operator"]
+    nys_dense = s2rlsc(Xl, yl, Xu, n_basis=20, operator="dense", **kw)
+    nys_low = s2rlsc(Xl, yl, Xu, n_basis=20, **kw)
+    np.testing.assert_array_equal(nys_dense.labels_unlabeled, nys_low.labels_unlabeled)
+    with pytest.raises(ValueError, match="'operator' parameter of s2rlsc"):
+        s2rlsc(Xl, yl, Xu, kernel="rbf", sigma=1.0, operator="low-rank")
+
+
 # ------------------------------------------------------------------ optimality
 
 CONFIGS = [

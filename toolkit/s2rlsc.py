@@ -175,14 +175,24 @@ class _Problem:
                                self.coef0, weights, bias, points, columns, self.n, primal)
 
 
-def _build_operator(problem, d, lam, basis, rng):
-    """Factor ``M``: exact (dense) or Nyström (low rank).  Returns (operator, basis, T, Phi, label)."""
+def _build_operator(problem, d, lam, basis, rng, form, func):
+    """Factor ``M``: exact (Theorem 1) or Nyström (Theorem 2), stored dense or low rank.
+
+    ``form`` None: dense for the exact problem, low rank for Nyström.  Returns
+    (operator, basis, T, Phi, description).
+    """
     n = problem.n
     if basis is None:
         Phi = problem.linear_features()
+        if form == "low-rank" and Phi is None:
+            raise ValueError(f"The 'operator' parameter of {func} can be 'low-rank' for the exact problem only "
+                             "with a dense linear kernel that has fewer features than points; use n_basis "
+                             "(Nystrom) otherwise.")
         if Phi is not None:
-            return (operator_from_features(Phi, d, lam, dense=True), None, None, None,
-                    f"exact, dense M via the {Phi.shape[1]} linear features")
+            low = form == "low-rank"
+            op = operator_from_features(Phi, d, lam, dense=not low)
+            kind = f"low rank r={op.rank}" if low else "dense M"
+            return op, None, None, None, f"exact, {kind} via the {Phi.shape[1]} linear features"
         return operator_from_kernel(problem.full(), d, lam), None, None, None, "exact, dense M via eigh(DKD)"
     if isinstance(basis, int):
         basis = np.sort(rng.choice(n, size=basis, replace=False))
@@ -190,8 +200,9 @@ def _build_operator(problem, d, lam, basis, rng):
     Phi, T = nystrom_features(C, C[basis])
     # the offset is a constant feature of its own (k + 1); the basis expansion does not carry it
     Phi_search = np.hstack([Phi, np.ones((n, 1))]) if problem.offset else Phi
-    op = operator_from_features(Phi_search, d, lam, dense=False)
-    return op, basis, T, Phi, f"Nystrom, low rank r={len(basis)} (rank {op.rank})"
+    op = operator_from_features(Phi_search, d, lam, dense=form == "dense")
+    kind = "dense M" if form == "dense" else f"low rank (rank {op.rank})"
+    return op, basis, T, Phi, f"Nystrom r={len(basis)}, {kind}"
 
 
 def _rlsc_init_scores(problem, y_l, lam):
@@ -422,8 +433,8 @@ def rlsc(X_labeled, y_labeled, *, kernel="linear", sigma=None, degree=2, coef0=1
 
 def s2rlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, degree=2, coef0=1.0,
            offset=False, lam=1.0, lam_u=1.0, balance=None, eps=0.1, search="1+1", order="round-robin",
-           mu=5, nu=25, init="rlsc", restarts=10, n_basis=None, polish=True, tol=1e-12, max_iter=None,
-           patience=None, x0=None, callback=None, rng=None):
+           mu=5, nu=25, init="rlsc", restarts=10, n_basis=None, operator=None, polish=True, tol=1e-12,
+           max_iter=None, patience=None, x0=None, callback=None, rng=None):
     r"""Semi-supervised regularised least-squares classification (S²RLSC) by local search.
 
     Solves eq. (7) of Gieseke et al. (2011) / eq. (10) of Gieseke et al. (2012),
@@ -480,6 +491,11 @@ def s2rlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, de
     n_basis : int or array of int, default=None
         ``None``: exact (Theorem 1).  An int r: Nyström approximation with r basis points drawn at
         random from the training points; an array: those training indices (labelled first) (Theorem 2).
+    operator : {None, "dense", "low-rank"}, default=None
+        How ``M`` is stored.  None: dense ``M`` for the exact problem (O(1) per flip evaluation, O(n)
+        per accepted flip, O(n²) memory), low rank ``M = diag(d²) − V Vᵀ`` for Nyström (O(r) for
+        both, O(n r) memory).  "low-rank" is also exact for a dense linear kernel with d < n
+        features (r = d), and usually faster when d is much smaller than n.
     polish : bool, default=True
         (μ+ν) only: finish the best individual of every restart with round-robin (1+1) sweeps, so the
         result is a local optimum.
@@ -538,8 +554,8 @@ def s2rlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, de
 
 def _s2rlsc(engine, X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, degree=2, coef0=1.0,
            offset=False, lam=1.0, lam_u=1.0, balance=None, eps=0.1, search="1+1", order="round-robin",
-           mu=5, nu=25, init="rlsc", restarts=10, n_basis=None, polish=True, tol=1e-12, max_iter=None,
-           patience=None, x0=None, callback=None, rng=None):
+           mu=5, nu=25, init="rlsc", restarts=10, n_basis=None, operator=None, polish=True, tol=1e-12,
+           max_iter=None, patience=None, x0=None, callback=None, rng=None):
     """Body of :func:`s2rlsc` with the (1+1) search engine as a parameter."""
     func = "s2rlsc"
     t_start = time.perf_counter()
@@ -582,6 +598,8 @@ def _s2rlsc(engine, X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma
         raise ValueError(f"{func}: no labelling of the {u} unlabelled points satisfies the balance constraint "
                          f"|p - {balance:.4g}| < {eps:.4g}; increase 'eps'.")
     basis = _check_basis(n_basis, n, func)
+    if operator is not None:
+        check_option(operator, "operator", func, ("dense", "low-rank"))
     y0 = None
     if x0 is not None:
         x0 = np.asarray(x0)
@@ -596,7 +614,7 @@ def _s2rlsc(engine, X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma
 
     # preprocessing: the operator M (Theorem 1 or 2) and the supervised initial guess
     d = diagonal_weights(l, u, lam_u)
-    op, basis, T, Phi, op_label = _build_operator(problem, d, lam, basis, gen)
+    op, basis, T, Phi, op_label = _build_operator(problem, d, lam, basis, gen, operator, func)
     scores = _rlsc_init_scores(problem, y_l, lam) if (init == "rlsc" and y0 is None) else None
     t_pre = time.perf_counter() - t_start
 
@@ -622,8 +640,8 @@ def _s2rlsc(engine, X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma
 
 
 def mmc(X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=False, lam=1.0, balance=0.5, eps=0.1,
-        search="1+1", order="round-robin", mu=5, nu=25, restarts=10, n_basis=None, polish=True, tol=1e-12,
-        max_iter=None, patience=None, x0=None, callback=None, rng=None):
+        search="1+1", order="round-robin", mu=5, nu=25, restarts=10, n_basis=None, operator=None, polish=True,
+        tol=1e-12, max_iter=None, patience=None, x0=None, callback=None, rng=None):
     r"""Maximum margin clustering with the RLSC loss by local search (unsupervised S²RLSC).
 
     Solves eq. (16) of Gieseke et al. (2012) with the square loss,
@@ -641,7 +659,9 @@ def mmc(X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=False, la
     ----------
     X : array-like or sparse matrix of shape (n_samples, n_features)
         Points to cluster; with ``kernel="precomputed"`` the (n_samples, n_samples) kernel matrix.
-    kernel, sigma, degree, coef0, offset, lam, search, order, mu, nu, restarts, n_basis, polish, tol, max_iter, patience, callback, rng
+    kernel, sigma, degree, coef0, offset, lam, search, order, mu, nu, restarts, n_basis, operator
+        As in :func:`s2rlsc`.
+    polish, tol, max_iter, patience, callback, rng
         As in :func:`s2rlsc`.
     balance : float, default=0.5
         ``b_c`` in (0, 1).
@@ -670,8 +690,8 @@ def mmc(X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=False, la
 
 
 def _mmc(engine, X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=False, lam=1.0, balance=0.5, eps=0.1,
-        search="1+1", order="round-robin", mu=5, nu=25, restarts=10, n_basis=None, polish=True, tol=1e-12,
-        max_iter=None, patience=None, x0=None, callback=None, rng=None):
+        search="1+1", order="round-robin", mu=5, nu=25, restarts=10, n_basis=None, operator=None, polish=True,
+        tol=1e-12, max_iter=None, patience=None, x0=None, callback=None, rng=None):
     """Body of :func:`mmc` with the (1+1) search engine as a parameter."""
     func = "mmc"
     t_start = time.perf_counter()
@@ -702,6 +722,8 @@ def _mmc(engine, X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=
         raise ValueError(f"{func}: no labelling of the {n} points satisfies the balance constraint "
                          f"|p - {balance:.4g}| < {eps:.4g}; increase 'eps'.")
     basis = _check_basis(n_basis, n, func)
+    if operator is not None:
+        check_option(operator, "operator", func, ("dense", "low-rank"))
     y0 = None
     if x0 is not None:
         x0 = np.asarray(x0)
@@ -714,7 +736,7 @@ def _mmc(engine, X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=
                              f"{(y0 > 0).mean():.4g} positive, want |p - {balance:.4g}| < {eps:.4g}.")
     gen, seed = check_rng(rng)
     d = diagonal_weights(0, n, 1.0)
-    op, basis, T, Phi, op_label = _build_operator(problem, d, lam, basis, gen)
+    op, basis, T, Phi, op_label = _build_operator(problem, d, lam, basis, gen, operator, func)
     t_pre = time.perf_counter() - t_start
 
     def first_inits(r, g):
