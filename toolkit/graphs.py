@@ -24,6 +24,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
+from sklearn.neighbors import NearestNeighbors
 
 from toolkit._validation import check_matrix, check_option, check_scalar
 
@@ -36,7 +37,6 @@ METRICS = ("euclidean", "cosine", "manhattan", "sqeuclidean")
 
 # ----------------------------------------------------------------------------- helpers
 def _nearest_neighbors(metric):
-    from sklearn.neighbors import NearestNeighbors
     # brute force is exact for every metric and the only option for sparse input with cosine
     algorithm = "brute" if metric in ("cosine", "sqeuclidean") else "auto"
     return NearestNeighbors(metric=metric, algorithm=algorithm)
