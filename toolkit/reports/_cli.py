@@ -1,0 +1,55 @@
+"""``ssl-toolkit reproduce NAME [--quick] [--jobs N] [--output DIR]`` and ``reproduce --list``."""
+from __future__ import annotations
+
+import os
+import sys
+
+
+def register(subparsers) -> None:
+    """Add the ``reproduce`` sub-command."""
+    parser = subparsers.add_parser(
+        "reproduce", help="run an experiment's notebooks with papermill and render its HTML report",
+        description="Run every configuration of an experiment (notebooks/experiments/NAME.toml) through "
+                    "notebooks/model_selection.ipynb with papermill, then render DIR/NAME/report.html. "
+                    "Finished configurations are skipped on a rerun.")
+    parser.add_argument("name", nargs="?", metavar="NAME", help="experiment name (see --list)")
+    parser.add_argument("--list", action="store_true", help="print the experiment names and exit")
+    parser.add_argument("--quick", action="store_true", help="apply the experiment's [quick] overrides")
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="N",
+                        help="configurations run at the same time (default: %(default)s)")
+    parser.add_argument("--output", default="reports", metavar="DIR", help="output folder (default: reports)")
+    parser.add_argument("--strict", action="store_true",
+                        help="exit with status 1 when a configuration failed (default: report it and exit 0)")
+    parser.set_defaults(func=_reproduce)
+
+
+def _reproduce(args) -> int:
+    from ._experiments import ExperimentError, list_experiments
+
+    if args.list:
+        for name, title in list_experiments().items():
+            print(f"{name:<24} {title}")
+        return 0
+    if not args.name:
+        print("ssl-toolkit reproduce: give an experiment NAME or --list", file=sys.stderr)
+        return 2
+    from ._runner import run_experiment
+
+    if args.jobs < 1:
+        print(f"ssl-toolkit reproduce: --jobs must be at least 1. Got {args.jobs} instead.", file=sys.stderr)
+        return 2
+    try:
+        summary = run_experiment(args.name, output=args.output, quick=args.quick, jobs=args.jobs,
+                                 log=lambda message: print(message, flush=True))
+    except ExperimentError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{summary.experiment}: {summary.n_run} run, {summary.n_skipped} already finished, "
+          f"{len(summary.failures)} failed, {summary.seconds:.0f} s")
+    for key, task, method, scenario, error in summary.failures:
+        print(f"  failed {task} / {method} / {scenario} (configuration {key}): {error}", file=sys.stderr)
+    if summary.report is None:
+        return 1
+    print(f"report: {summary.report}")
+    print(f"results: {summary.results}")
+    return 1 if (summary.failures and args.strict) else 0
