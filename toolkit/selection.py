@@ -191,6 +191,12 @@ class CachedKernel:
     def __repr__(self):
         return f"CachedKernel({self.kernel!r}, sigma={self.sigma!r}, degree={self.degree!r})"
 
+    def for_solver(self):
+        """What to pass as a solver's ``kernel=``: the name ``"linear"`` (solvers exploit the explicit
+        feature map, e.g. S²RLSC's low-rank factorisation when d < n, which a callable would hide),
+        otherwise this caching callable."""
+        return "linear" if self.kernel == "linear" else self
+
     def __call__(self, X, Z=None):
         from toolkit.kernels import kernel_matrix
 
@@ -364,20 +370,20 @@ def _fit_rlsc_models(Xl, yl, Xu, values, *, kernel, rng, **params):
     """RLSC at every λ of ``values`` from one eigendecomposition of the kernel (Gieseke et al. 2011, eq. 4)."""
     from toolkit.s2rlsc import rlsc
 
-    fit = rlsc(Xl, yl, kernel=kernel, lam=float(values[0]), **params)
+    fit = rlsc(Xl, yl, kernel=kernel.for_solver(), lam=float(values[0]), **params)
     return [_AtLambda(fit, float(lam)) for lam in values]
 
 
 def _fit_rlsc(Xl, yl, Xu, *, kernel, rng, lam=1.0, **params):
     from toolkit.s2rlsc import rlsc
 
-    return rlsc(Xl, yl, kernel=kernel, lam=lam, **params)
+    return rlsc(Xl, yl, kernel=kernel.for_solver(), lam=lam, **params)
 
 
 def _fit_s2rlsc(Xl, yl, Xu, *, kernel, rng, **params):
     from toolkit.s2rlsc import s2rlsc
 
-    return s2rlsc(Xl, yl, Xu, kernel=kernel, rng=rng, **params)
+    return s2rlsc(Xl, yl, Xu, kernel=kernel.for_solver(), rng=rng, **params)
 
 
 _GRAPH_PARAMS = {"neighbors": 6, "degree": 1, "normalized": True, "weight": "binary", "metric": "euclidean"}
@@ -406,14 +412,14 @@ def _fit_lapsvm(Xl, yl, Xu, *, kernel, rng, **params):
     from toolkit.lapsvm import lapsvm
 
     L = _shared_laplacian(Xl, Xu, params)
-    return lapsvm(Xl, yl, Xu, kernel=kernel, laplacian_matrix=L, **params)
+    return lapsvm(Xl, yl, Xu, kernel=kernel.for_solver(), laplacian_matrix=L, **params)
 
 
 def _fit_laprlsc(Xl, yl, Xu, *, kernel, rng, **params):
     from toolkit.lapsvm import laprlsc
 
     L = _shared_laplacian(Xl, Xu, params)
-    return laprlsc(Xl, yl, Xu, kernel=kernel, laplacian_matrix=L, **params)
+    return laprlsc(Xl, yl, Xu, kernel=kernel.for_solver(), laplacian_matrix=L, **params)
 
 
 def _fit_svm_path_models(Xl, yl, Xu, values, *, kernel, rng):
