@@ -1,0 +1,442 @@
+"""Tests of toolkit.paths: the SVM path against SVC and against optimality certificates,
+Lemmas 1-2, degenerate cases, the Laplacian path, the RLS path's LOO, and path-based selection.
+
+scikit-learn's libsvm keeps the kernel cache in float32, so its own solution is only accurate to
+about ε₃₂ · C in relative terms (its duality gap grows with C). Agreement with ``SVC`` at 1e-6
+(widened to 5e-8 · C when C > 20, see ``_svc_tol``) is therefore checked where ``C = 1/λ`` is
+moderate (λ within two decades below λ⁰), at 1e-4 down to four decades below λ⁰; over the whole path the float64 certificates (duality gap, KKT recomputed
+from K) are used instead.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.svm import SVC
+
+from toolkit import kernel_matrix, laplacian_svm_path, rlsc_path, svm_path
+from toolkit.paths import (cv_laplacian_svm_path, cv_svm_path, effective_kernel, select_lambda,
+                           validation_curve)
+
+
+# ----------------------------------------------------------------------------- helpers
+def _problem(seed, n=60, d=3, n_pos=None, noise=0.5, sigma=1.0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    score = X[:, 0] + noise * rng.normal(size=n)
+    if n_pos is None:
+        y = np.where(score > 0, 1.0, -1.0)
+    else:
+        y = -np.ones(n)
+        y[np.argsort(-score)[:n_pos]] = 1.0
+    Xt = rng.normal(size=(25, d))
+    return X, y, kernel_matrix(X, kernel="rbf", sigma=sigma), kernel_matrix(Xt, X, kernel="rbf", sigma=sigma)
+
+
+def _svc(K, y, lam):
+    return SVC(C=1.0 / lam, kernel="precomputed", tol=1e-12).fit(K, y)
+
+
+def _svc_tol(lam):
+    """1e-6 relative, widened to 5e-8 · C where libsvm's float32 kernel cache (ε ≈ 6e-8) limits SVC."""
+    return max(1e-6, 5e-8 / lam)
+
+
+def _rel(a, b):
+    return np.max(np.abs(a - b)) / max(1e-12, np.max(np.abs(b)))
+
+
+def _primal_dual_gap(K, y, path, lam):
+    """Primal minus dual objective of Σ hinge + λ/2 ‖w‖² (zero exactly at the optimum)."""
+    alpha, alpha0 = path.coef(lam)
+    ya = y * alpha
+    f = (K @ ya + alpha0) / lam
+    quad = ya @ K @ ya / lam
+    primal = np.maximum(0.0, 1.0 - y * f).sum() + 0.5 * quad
+    dual = alpha.sum() - 0.5 * quad
+    return primal - dual, primal
+
+
+def _kkt_from_scratch(K, y, alpha, alpha0, lam):
+    """Largest KKT violation recomputed from K (margin units) and the equality constraint."""
+    margin = y * (K @ (y * alpha) + alpha0) / lam - 1.0
+    tol = 1e-9
+    v = 0.0
+    v = max(v, np.max(-margin[alpha <= tol], initial=0.0))           # α = 0  ⇒ y f >= 1
+    v = max(v, np.max(margin[alpha >= 1 - tol], initial=0.0))        # α = 1  ⇒ y f <= 1
+    free = (alpha > tol) & (alpha < 1 - tol)
+    v = max(v, np.max(np.abs(margin[free]), initial=0.0))            # free   ⇒ y f = 1
+    return max(v, abs(y @ alpha), -alpha.min(), alpha.max() - 1.0)
+
+
+# ----------------------------------------------------------------------------- SVM path vs SVC
+@pytest.mark.parametrize("seed, n_pos", [(0, None), (1, 30), (2, 18)])
+def test_decision_values_equal_svc_at_random_lambdas(seed, n_pos):
+    X, y, K, Kt = _problem(seed, n_pos=n_pos)
+    path = svm_path(K, y)
+    bps = path.breakpoints
+    assert bps.size >= 5 and np.all(np.diff(bps) < 0)
+    rng = np.random.default_rng(100 + seed)
+    n_lam = 17 if seed < 2 else 16                                    # 50 λ in all
+    for lam in np.exp(rng.uniform(np.log(bps[0]) - np.log(1e2), np.log(bps[0]) + 1.0, n_lam)):
+        ref = _svc(K, y, lam)
+        assert _rel(path.decision_function(Kt, lam), ref.decision_function(Kt)) < _svc_tol(lam)
+        dual, intercept = path.dual_coef(lam)
+        full = np.zeros_like(y)
+        full[ref.support_] = ref.dual_coef_[0]
+        assert np.max(np.abs(dual - full)) < 1e-5 / lam               # same α (unique here)
+        assert abs(intercept - ref.intercept_[0]) < _svc_tol(lam) * max(1.0, abs(intercept))
+    for lam in np.exp(rng.uniform(np.log(bps[0]) - np.log(1e4), np.log(bps[0]) - np.log(1e2), 5)):
+        ref = _svc(K, y, lam)
+        assert _rel(path.decision_function(Kt, lam), ref.decision_function(Kt)) < 1e-4
+
+
+def test_duality_gap_vanishes_along_the_whole_path():
+    X, y, K, _ = _problem(3, n=80)
+    path = svm_path(K, y)
+    bps = path.breakpoints
+    lams = np.concatenate([np.exp(np.linspace(np.log(bps[-1]), np.log(bps[0]) + 1, 40)), bps[::7]])
+    for lam in lams:
+        gap, primal = _primal_dual_gap(K, y, path, lam)
+        assert abs(gap) <= 1e-9 * max(1.0, primal), lam
+
+
+def test_kkt_holds_at_every_breakpoint():
+    for seed, n_pos in [(4, None), (5, 20)]:
+        X, y, K, _ = _problem(seed, n=70, n_pos=n_pos)
+        path = svm_path(K, y)
+        lam0 = path.breakpoints[0]
+        for lam, alpha, alpha0 in zip(path.breakpoints, path.alphas, path.alpha0s):
+            viol = _kkt_from_scratch(K, y, alpha, alpha0, lam)
+            # margins are y h / λ: absolute rounding in h is amplified by λ⁰/λ
+            assert viol <= 1e-9 * max(1.0, lam0 / lam), (lam, viol)
+        assert np.all(path.history["kkt_violation"][path.breakpoints > 1e-4 * lam0] < 1e-9)
+
+
+# ----------------------------------------------------------------------------- start and end
+def test_balanced_start_follows_lemma1():
+    X, y, K, Kt = _problem(6, n=40, n_pos=20)
+    path = svm_path(K, y)
+    assert path.initialization == "lemma1"
+    np.testing.assert_array_equal(path.alphas[0], np.ones(40))
+    h = K @ y                                                          # (α⁰)ᵀPᵀk(x_i) with α⁰ = 1
+    i_pos = np.flatnonzero(y > 0)[np.argmax(h[y > 0])]                 # eq. (19)
+    i_neg = np.flatnonzero(y < 0)[np.argmin(h[y < 0])]                 # eq. (20)
+    lam0 = (h[i_pos] - h[i_neg]) / 2                                   # eq. (21)
+    beta0 = -(h[i_pos] + h[i_neg]) / (h[i_pos] - h[i_neg])             # eq. (22)
+    assert path.breakpoints[0] == pytest.approx(lam0, rel=1e-12)
+    assert path.alpha0s[0] / path.breakpoints[0] == pytest.approx(beta0, rel=1e-10, abs=1e-12)
+    assert np.allclose(path.margins[0][[i_pos, i_neg]], 1.0)
+    for lam in (1.5 * lam0, 10 * lam0):                                # above λ⁰: α stays at 1
+        alpha, _ = path.coef(lam)
+        np.testing.assert_array_equal(alpha, 1.0)
+        assert _rel(path.decision_function(Kt, lam), _svc(K, y, lam).decision_function(Kt)) < _svc_tol(lam)
+
+
+def test_unbalanced_start_follows_lemma2():
+    X, y, K, Kt = _problem(7, n=50, n_pos=14)
+    path = svm_path(K, y)
+    assert path.initialization == "lemma2"
+    alpha = path.alphas[0]
+    minority, majority = y > 0, y < 0
+    np.testing.assert_array_equal(alpha[minority], 1.0)
+    assert alpha[majority].sum() == pytest.approx(minority.sum(), abs=1e-10)
+    # optimality of the QP min αᵀQα: majority α free ⇒ equal c·h*, α = 0 ⇒ larger, α = 1 ⇒ smaller
+    score = -(K @ (y * alpha))[majority]                              # c h* with c = -1
+    a = alpha[majority]
+    free = (a > 1e-12) & (a < 1 - 1e-12)
+    level = score[free].mean() if free.any() else None
+    if free.any():
+        assert np.ptp(score[free]) < 1e-9
+        assert np.all(score[a <= 1e-12] >= level - 1e-9)
+        assert np.all(score[a >= 1 - 1e-12] <= level + 1e-9)
+    else:
+        assert score[a >= 1 - 1e-12].max() <= score[a <= 1e-12].min() + 1e-9
+    # the QP value is not beaten by a generic solver
+    from scipy.optimize import minimize
+    Q = (y[:, None] * y[None, :]) * K
+    Qmm, Qmn = Q[np.ix_(majority, majority)], Q[np.ix_(majority, minority)].sum(axis=1)
+    res = minimize(lambda v: v @ Qmm @ v + 2 * v @ Qmn, np.full(majority.sum(), minority.sum() / majority.sum()),
+                   jac=lambda v: 2 * Qmm @ v + 2 * Qmn, bounds=[(0, 1)] * int(majority.sum()),
+                   constraints=[{"type": "eq", "fun": lambda v: v.sum() - minority.sum()}], method="SLSQP",
+                   options={"ftol": 1e-14, "maxiter": 500})
+    assert a @ Qmm @ a + 2 * a @ Qmn <= res.fun + 1e-8
+    lam0 = path.breakpoints[0]
+    for lam in (1.2 * lam0, 5 * lam0):
+        np.testing.assert_allclose(path.coef(lam)[0], alpha)
+        assert _rel(path.decision_function(Kt, lam), _svc(K, y, lam).decision_function(Kt)) < _svc_tol(lam)
+
+
+def test_path_ends_when_left_set_empties_or_at_lambda_min():
+    X, y, K, Kt = _problem(8, n=40, noise=0.0, sigma=0.7)
+    path = svm_path(K, y)
+    assert path.status == 0 and path.converged
+    last = path.alphas[-1]
+    assert np.all(path.margins[-1][last >= 1 - 1e-12] > 1 - 1e-6) or not np.any(last >= 1)
+    # below the last breakpoint the solution scales with λ: f is constant (hard margin)
+    f_last = path.decision_function(Kt, path.breakpoints[-1])
+    np.testing.assert_allclose(path.decision_function(Kt, path.breakpoints[-1] / 10), f_last, rtol=1e-9, atol=1e-9)
+    stop = path.breakpoints[len(path.breakpoints) // 2] * 0.999
+    short = svm_path(K, y, lambda_min=stop)
+    assert short.status == 2 and short.breakpoints[-1] == pytest.approx(stop)
+    np.testing.assert_allclose(short.decision_function(Kt, stop * 1.5), path.decision_function(Kt, stop * 1.5),
+                               rtol=1e-10, atol=1e-10)
+    with pytest.raises(ValueError, match="lambda_min"):
+        short.coef(stop / 2)
+
+
+# ----------------------------------------------------------------------------- degenerate cases
+def test_unbalanced_classes_match_svc():
+    X, y, K, Kt = _problem(9, n=60, n_pos=8)
+    path = svm_path(K, y)
+    for lam in np.geomspace(path.breakpoints[0] * 2, path.breakpoints[0] / 100, 7):
+        assert _rel(path.decision_function(Kt, lam), _svc(K, y, lam).decision_function(Kt)) < _svc_tol(lam)
+
+
+def test_duplicated_points_take_recorded_least_squares_steps():
+    X, y, K, Kt = _problem(10, n=40)
+    rng = np.random.default_rng(0)
+    same = rng.choice(40, 10, replace=False)
+    Xd = np.vstack([X, X[same], X[same[:3]]])
+    yd = np.concatenate([y, y[same], y[same[:3]]])
+    Kd = kernel_matrix(Xd, kernel="rbf", sigma=1.0)
+    Ktd = kernel_matrix(np.random.default_rng(1).normal(size=(20, 3)), Xd, kernel="rbf", sigma=1.0)
+    path = svm_path(Kd, yd)
+    assert path.n_singular_steps > 0 and path.history["singular"].any()
+    for lam in np.geomspace(path.breakpoints[0] * 2, path.breakpoints[0] / 100, 8):
+        assert _rel(path.decision_function(Ktd, lam), _svc(Kd, yd, lam).decision_function(Ktd)) < _svc_tol(lam)
+        gap, primal = _primal_dual_gap(Kd, yd, path, lam)
+        assert abs(gap) <= 1e-9 * max(1.0, primal)
+    # the ridge step is an accepted alternative
+    ridged = svm_path(Kd, yd, ridge=1e-10)
+    lam = path.breakpoints[0] / 30
+    assert _rel(ridged.decision_function(Ktd, lam), path.decision_function(Ktd, lam)) < 1e-6
+
+
+def test_duplicates_with_opposite_labels():
+    X, y, K, Kt = _problem(11, n=40)
+    Xo = np.vstack([X, X[:4]])
+    yo = np.concatenate([y, -y[:4]])
+    Ko = kernel_matrix(Xo, kernel="rbf", sigma=1.0)
+    Kto = kernel_matrix(X[5:15] + 0.05, Xo, kernel="rbf", sigma=1.0)
+    path = svm_path(Ko, yo)
+    for lam in np.geomspace(path.breakpoints[0], path.breakpoints[0] / 100, 6):
+        assert _rel(path.decision_function(Kto, lam), _svc(Ko, yo, lam).decision_function(Kto)) < _svc_tol(lam)
+
+
+def test_linear_kernel_rank_deficient():
+    rng = np.random.default_rng(12)
+    X = rng.normal(size=(40, 2))
+    y = np.where(X[:, 0] + 0.8 * rng.normal(size=40) > 0, 1.0, -1.0)
+    K = X @ X.T + 1.0
+    Kt = X[:10] @ X.T + 1.0
+    path = svm_path(K, y)
+    for lam in np.geomspace(path.breakpoints[0], path.breakpoints[0] / 100, 6):
+        assert _rel(path.decision_function(Kt, lam), _svc(K, y, lam).decision_function(Kt)) < _svc_tol(lam)
+
+
+def test_two_points_have_no_event():
+    X = np.array([[0.0, 0.0], [1.0, 2.0]])
+    y = np.array([1.0, -1.0])
+    K = kernel_matrix(X, kernel="rbf", sigma=1.0)
+    path = svm_path(K, y)
+    assert path.breakpoints.size == 1 and path.n_iter == 0 and path.status == 0
+    assert path.breakpoints[0] == pytest.approx((K[0, 0] + K[1, 1] - 2 * K[0, 1]) / 2)
+    Kt = kernel_matrix(np.array([[0.5, 0.5], [2.0, 0.0]]), X, kernel="rbf", sigma=1.0)
+    for lam in (10.0, path.breakpoints[0], 0.3, 1e-3):
+        assert _rel(path.decision_function(Kt, lam), _svc(K, y, lam).decision_function(Kt)) < 1e-9
+
+
+@settings(max_examples=25)
+@given(st.integers(2, 14), st.integers(0, 2**31 - 1), st.booleans())
+def test_random_small_problems(n, seed, duplicate):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    y[0], y[1] = 1.0, -1.0
+    if duplicate and n > 3:
+        X[2] = X[3] if y[2] == y[3] else X[2]
+    K = kernel_matrix(X, kernel="rbf", sigma=1.0)
+    path = svm_path(K, y)
+    assert np.all(np.diff(path.breakpoints) < 0)
+    assert np.all((path.alphas >= 0) & (path.alphas <= 1))
+    np.testing.assert_allclose(path.alphas @ y, 0.0, atol=1e-9)
+    for lam in (path.breakpoints[0] * 2, np.sqrt(path.breakpoints[0] * path.breakpoints[-1]),
+                path.breakpoints[0] / 20):
+        gap, primal = _primal_dual_gap(K, y, path, lam)
+        assert abs(gap) <= 1e-8 * max(1.0, primal)
+        assert _rel(path.decision_function(K, lam), _svc(K, y, lam).decision_function(K)) < _svc_tol(lam)
+
+
+# ----------------------------------------------------------------------------- path object
+def test_path_object_api(tmp_path):
+    X, y, K, Kt = _problem(13, n=30)
+    path = svm_path(K, y)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        path.status = 5
+    with pytest.raises(ValueError):
+        path.breakpoints[0] = 1.0
+    lams = path.breakpoints[[0, 3, 5]]
+    F = path.decision_function(Kt, lams)
+    assert F.shape == (25, 3)
+    np.testing.assert_allclose(F[:, 1], path.decision_function(Kt, lams[1]))
+    alphas, alpha0s = path.coef(lams)
+    np.testing.assert_allclose(alphas, path.alphas[[0, 3, 5]], atol=1e-12)
+    np.testing.assert_allclose(alpha0s, path.alpha0s[[0, 3, 5]], atol=1e-12)
+    assert set(np.unique(path.predict(Kt, 0.1))) <= {-1.0, 1.0}
+    text = path.summary()
+    assert "breakpoints" in text and "lemma" in text
+    import matplotlib
+    matplotlib.use("Agg")
+    ax = path.plot()
+    path.plot("margin", ax=ax)
+    ax.figure.savefig(tmp_path / "path.png")
+    with pytest.raises(ValueError, match="'s' parameter"):
+        path.coef(-1.0)
+    with pytest.raises(ValueError, match="columns"):
+        path.decision_function(Kt[:, :5], 0.1)
+
+
+def test_input_validation_messages():
+    K = np.eye(4)
+    with pytest.raises(ValueError, match="both classes"):
+        svm_path(K, np.ones(4))
+    with pytest.raises(ValueError, match="-1 and \\+1"):
+        svm_path(K, np.array([0, 1, 0, 1]))
+    with pytest.raises(ValueError, match="square"):
+        svm_path(np.ones((4, 3)), np.array([1.0, -1, 1, -1]))
+    with pytest.raises(ValueError, match="'K' has 4 rows but 'y' has 3"):
+        svm_path(K, np.array([1.0, -1, 1]))
+    with pytest.raises(ValueError, match="The 'lambda_min' parameter of svm_path must be a float in \\(0.0, inf\\)"):
+        svm_path(K, np.array([1.0, -1, 1, -1]), lambda_min=-1.0)
+
+
+# ----------------------------------------------------------------------------- Laplacian path
+def _moons_like(seed=0, n=80):
+    rng = np.random.default_rng(seed)
+    t = rng.uniform(0, np.pi, n)
+    upper = rng.random(n) < 0.5
+    X = np.where(upper[:, None], np.c_[np.cos(t), np.sin(t)], np.c_[1 - np.cos(t), 0.5 - np.sin(t)])
+    X += 0.05 * rng.normal(size=X.shape)
+    y = np.where(upper, 1.0, -1.0)
+    lab = np.concatenate([np.flatnonzero(y > 0)[:3], np.flatnonzero(y < 0)[:3]])
+    rest = np.setdiff1d(np.arange(n), lab)
+    return X[lab], y[lab], X[rest], y[rest]
+
+
+def test_zero_graph_weight_gives_the_supervised_path():
+    Xl, yl, Xu, _ = _moons_like()
+    Kl = kernel_matrix(Xl, kernel="rbf", sigma=0.5)
+    sup = svm_path(Kl, yl)
+    n = len(yl) + len(Xu)
+    for ssl in (laplacian_svm_path(Xl, yl, Xu, sigma=0.5, gamma_ratio=0.0),
+                laplacian_svm_path(Xl, yl, Xu, sigma=0.5, gamma_ratio=3.0, laplacian=np.zeros((n, n)))):
+        np.testing.assert_allclose(ssl.breakpoints, sup.breakpoints, rtol=1e-12)
+        Xnew = Xu[:10]
+        for lam in (sup.breakpoints[0] * 2, sup.breakpoints[-1]):
+            np.testing.assert_allclose(ssl.decision_function(Xnew, lam),
+                                       sup.decision_function(kernel_matrix(Xnew, Xl, kernel="rbf", sigma=0.5), lam),
+                                       rtol=1e-10, atol=1e-12)
+
+
+def test_laplacian_path_solves_the_primal():
+    from toolkit.graphs import laplacian
+    Xl, yl, Xu, yu = _moons_like(1)
+    r = 4.0
+    path = laplacian_svm_path(Xl, yl, Xu, sigma=0.4, neighbors=5, gamma_ratio=r)
+    X = path.X_train
+    K = kernel_matrix(X, kernel="rbf", sigma=0.4)
+    L = laplacian(X, neighbors=5).toarray()
+    l = len(yl)
+    for lam in list(path.breakpoints[:: max(1, path.breakpoints.size // 5)]) + [path.breakpoints[0] * 3]:
+        beta, beta0 = path.expansion(lam)
+        alpha, _ = path.coef(lam)
+        # stationarity in β: λ (K + r K L K) β = K Jᵀ Y α
+        np.testing.assert_allclose(lam * (K @ beta + r * K @ (L @ (K @ beta))), K[:, :l] @ (yl * alpha), atol=1e-9)
+        f = K @ beta + beta0
+        np.testing.assert_allclose(path.decision_function(X, lam), f, atol=1e-9)
+        assert _kkt_from_scratch(path.effective_kernel, yl, alpha, beta0 * lam, lam) < 1e-8
+    # equal to SVC on the effective kernel (the LapSVM dual, Melacci & Belkin eq. 6)
+    G = path.effective_kernel
+    lam = path.breakpoints[0] / 5
+    ref = SVC(C=1 / lam, kernel="precomputed", tol=1e-12).fit(G, yl)
+    assert _rel(path.decision_function(Xu, lam), ref.decision_function(path.cross_kernel(Xu))) < 1e-6
+
+
+def test_effective_kernel_is_symmetric_psd():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 2))
+    K = kernel_matrix(X, kernel="rbf", sigma=1.0)
+    from toolkit.graphs import laplacian
+    G, B = effective_kernel(K, laplacian(X, neighbors=4, normalized=False), 8, 10.0)
+    assert G.shape == (8, 8) and B.shape == (30, 8)
+    np.testing.assert_allclose(G, G.T, atol=1e-12)
+    assert np.linalg.eigvalsh(G).min() > -1e-10
+    # the graph shrinks the kernel: G <= K_LL in the Loewner order
+    assert np.linalg.eigvalsh(K[:8, :8] - G).min() > -1e-10
+
+
+# ----------------------------------------------------------------------------- RLS path
+def test_rlsc_path_loo_equals_brute_force_refits():
+    X, y, K, _ = _problem(14, n=30)
+    w = np.random.default_rng(2).uniform(0.5, 2.0, 30)
+    for weights in (None, w):
+        path = rlsc_path(K, y, weights=weights, n_lambdas=20)
+        wt = np.full(30, 1 / 30) if weights is None else w
+        for j in (0, 7, 19):
+            lam = path.lambdas[j]
+            for i in range(30):
+                keep = np.arange(30) != i
+                c = np.linalg.solve(wt[keep, None] * K[np.ix_(keep, keep)] + lam * np.eye(29), wt[keep] * y[keep])
+                assert K[i, keep] @ c == pytest.approx(path.loo_predictions[j, i], rel=1e-8, abs=1e-10)
+        err = np.mean(np.where(path.loo_predictions >= 0, 1, -1) != y, axis=1)
+        np.testing.assert_allclose(path.loo_error, err)
+
+
+def test_rlsc_path_coefficients_and_gcv():
+    X, y, K, Kt = _problem(15, n=40)
+    path = rlsc_path(K, y, lambdas=[1e-1, 1e-2, 1e-3])
+    for lam in (0.1, 0.0137):
+        c = np.linalg.solve(K + lam * 40 * np.eye(40), y)             # RLSC eq. (4): (K + λ l I)⁻¹ y
+        np.testing.assert_allclose(path.coef(lam), c, rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(path.decision_function(Kt, lam), Kt @ c, rtol=1e-8, atol=1e-10)
+    H = K @ np.linalg.solve(K + 1e-2 * 40 * np.eye(40), np.eye(40))
+    gcv = np.mean((y - H @ y) ** 2) / (1 - np.trace(H) / 40) ** 2
+    assert path.gcv[1] == pytest.approx(gcv, rel=1e-8)
+    assert path.df[1] == pytest.approx(np.trace(H), rel=1e-8)
+    assert path.lambda_min in path.lambdas and path.lambda_1se >= path.lambda_min
+    from toolkit import rlsc
+    fit = rlsc(K, y, kernel="precomputed", lam=0.01)
+    np.testing.assert_allclose(fit.decision_function(Kt), path.decision_function(Kt, 0.01), rtol=1e-7, atol=1e-9)
+
+
+# ----------------------------------------------------------------------------- selection
+def test_select_lambda_rule():
+    lambdas = np.array([10.0, 5.0, 2.0, 1.0, 0.5])
+    err = np.array([0.40, 0.22, 0.20, 0.18, 0.25])
+    se = np.full(5, 0.05)
+    assert select_lambda(lambdas, err, se) == (3, 1)
+
+
+def test_validation_curve_and_cv():
+    X, y, K, _ = _problem(16, n=120)
+    tr, va = np.arange(80), np.arange(80, 120)
+    path = svm_path(K[np.ix_(tr, tr)], y[tr])
+    sel = validation_curve(path, K[np.ix_(va, tr)], y[va])
+    f = path.decision_function(K[np.ix_(va, tr)], sel.lambda_min)
+    assert np.mean(np.where(f >= 0, 1, -1) != y[va]) == pytest.approx(sel.error[sel.index_min])
+    assert sel.lambda_1se >= sel.lambda_min
+    cv1 = cv_svm_path(K[np.ix_(tr, tr)], y[tr], n_folds=4, n_lambdas=30, rng=3)
+    cv2 = cv_svm_path(K[np.ix_(tr, tr)], y[tr], n_folds=4, n_lambdas=30, rng=3)
+    assert cv1.fold_error.shape == (4, 30) and cv1.seed == 3
+    np.testing.assert_array_equal(cv1.error, cv2.error)
+    assert cv1.lambda_1se >= cv1.lambda_min and "lambda_1se" in cv1.summary()
+    with pytest.raises(ValueError, match="n_folds"):
+        cv_svm_path(K[:6, :6], np.array([1.0, -1, -1, -1, -1, 1]), n_folds=3)
+    Xl, yl, Xu, yu = _moons_like(2, n=60)
+    cvl = cv_laplacian_svm_path(Xl, yl, Xu, n_folds=3, n_lambdas=15, sigma=0.4, neighbors=5, gamma_ratio=2.0, rng=0)
+    assert cvl.fold_error.shape == (3, 15)
+    assert np.isfinite(cvl.error).all()
