@@ -58,6 +58,12 @@ class FlipOperator:
         """``F(y) = yᵀ M y`` computed from scratch."""
         return float(y @ self.matvec(y))
 
+    def objective_from_state(self, y, state):
+        """``F(y)`` from the search state: ``yᵀ m`` (dense, O(n)) or ``yᵀD²y − ‖w‖²`` (low rank, O(n))."""
+        if self.lowrank:
+            return float(self.d2 @ (y * y) - state @ state)
+        return float(y @ state)
+
     def coefficients(self, y):
         """``c* = D (D K D + λ I)⁻¹ D y = M y / λ`` (eq. 9 / 12)."""
         return self.matvec(y) / self.lam

@@ -136,7 +136,7 @@ class RestartRecord:
 
     restart: int
     init: str                 # "x0", "rlsc" or "random"
-    objective: float          # F of the final labelling of this restart (recomputed from scratch)
+    objective: float          # F of the final labelling of this restart (tracked through the flips)
     n_iter: int               # sweeps (1+1) or generations (mu+nu), polishing sweeps included
     n_evaluations: int        # flip evaluations Δ_j
     n_flips: int              # accepted flips (children entering the population for mu+nu)
