@@ -11,6 +11,8 @@ Three parts, all printing ratios:
    agreement of PCG's decisions with Newton's on U.
 2. **One PCG iteration vs one ``K @ α``** of the same size (the memory-bandwidth floor), float64 and
    float32: ``(PCG solve time / iterations) / (best time of K @ v)``; target <= 1.3.
+4. ``--multiclass``: one-vs-all USPST trained jointly (one ``K @ (n × 10)`` per iteration) vs
+   ten separate binary runs.
 3. ``--scale N``: a binary task with ``N`` points (SSL-book set 8, SecStr) trained by PCG with the
    stability check, kernel (float32) and graph construction included; prints the time and the
    peak resident memory relative to one ``N × N`` float64 matrix. Off by default (needs ~2.5 GB
@@ -118,6 +120,28 @@ def iteration_cost(n, iters=40, repeats=5):
     del K64
 
 
+def multiclass(repeats=3):
+    print("\n4. One-vs-all on USPST (10 classes, l = 50, u = 1409): all problems in one PCG (K @ (n x 10)) "
+          "vs 10 separate binary PCG runs, same iterations")
+    from toolkit.kernels import rbf_kernel
+    from toolkit.graphs import laplacian
+    X, y = load_task("uspst")
+    lab, unl = split_indices(y, 50, 1409, seed=0)
+    idx = np.r_[lab, unl]
+    K = rbf_kernel(X[idx], sigma=9.4)
+    L = laplacian(X[idx], neighbors=10, degree=2)
+    kw = dict(sigma=9.4, gamma_A=1e-6, gamma_I=1e-2, gram=K, laplacian_matrix=L, stop=None, tol=0.0, max_iter=60)
+    ratios = []
+    for _ in range(repeats):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            joint = lapsvm(X[lab], y[lab], X[unl], **kw).timings["solve"]
+            sep = sum(lapsvm(X[lab], np.where(y[lab] == c, 1, -1), X[unl], **kw).timings["solve"]
+                      for c in range(10))
+        ratios.append(sep / joint)
+    print(f"separate / joint solve time: {np.median(ratios):.2f} (median of {repeats})")
+
+
 def scale(n):
     from toolkit.data import load
     print(f"\n3. Scale: SSL-book set 8 (SecStr), first {n} points, PCG + stability check, float32 kernel")
@@ -141,11 +165,14 @@ def main(argv=None):
     parser.add_argument("--splits", type=int, default=2)
     parser.add_argument("--iteration-n", type=int, nargs="*", default=[2000, 5000])
     parser.add_argument("--scale", type=int, default=0)
+    parser.add_argument("--multiclass", action="store_true", help="part 4: joint one-vs-all vs separate")
     args = parser.parse_args(argv)
     if args.tasks:
         solver_comparison(args.tasks, args.splits)
     for n in args.iteration_n:
         iteration_cost(n)
+    if args.multiclass:
+        multiclass()
     if args.scale:
         scale(args.scale)
 
