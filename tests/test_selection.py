@@ -207,3 +207,19 @@ def test_select_bad_input(moons):
     with pytest.raises(ValueError, match="labelled points per class"):
         select("rlsc", X, y, tiny, progress=False)
     assert get_method("rlsc") is METHODS["rlsc"]
+
+
+def test_laplacian_methods_share_the_graph_and_warm_start(moons):
+    from toolkit.lapsvm import laprlsc
+
+    X, y, split = moons
+    grid = {"gamma_A": [1e-4, 1e-2], "gamma_I": [0.1, 1.0]}
+    fixed = {"kernel": "rbf", "sigma": 0.5, "neighbors": 5, "method": "direct"}
+    cv = select("laprlsc", X, y, split, grid=grid, fixed=fixed, scenario="test-set", rng=0, progress=False)
+    cold = select("laprlsc", X, y, split, grid=grid, fixed=fixed, scenario="test-set", rng=0, progress=False,
+                  warm_start=False)
+    assert cv.results["value"].tolist() == pytest.approx(cold.results["value"].tolist())  # direct solve: exact
+    best = {k: v for k, v in cv.best_params.items() if k not in ("kernel", "sigma")}
+    fit = laprlsc(X[split.labeled], y[split.labeled], X[split.unlabeled], kernel="rbf", sigma=0.5, **best)
+    assert cv.test_error == pytest.approx(np.mean(fit.predict(X[split.test]) != y[split.test]) * 100)
+

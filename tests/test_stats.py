@@ -181,3 +181,12 @@ def test_unlabeled_data_helped():
     assert helped.loc["s2rlsc", "ci_high"] < 0
     assert helped.loc["lapsvm", "verdict"] == "no significant difference"
     assert helped.loc["s2rlsc", "baseline"] == "rlsc"
+
+
+def test_nemenyi_agrees_with_scikit_posthocs():
+    sp = pytest.importorskip("scikit_posthocs", reason="scikit-posthocs is an optional test dependency")
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(rng.normal(size=(12, 4)) + np.array([0.0, 0.3, 0.8, 1.5]), columns=list("abcd"))
+    frame.iloc[0, :2] = 0.5
+    ref = sp.posthoc_nemenyi_friedman(frame.to_numpy())
+    np.testing.assert_allclose(stats.nemenyi(frame).pvalues.to_numpy(), ref.to_numpy(), atol=1e-10)
