@@ -190,3 +190,24 @@ def test_nemenyi_agrees_with_scikit_posthocs():
     frame.iloc[0, :2] = 0.5
     ref = sp.posthoc_nemenyi_friedman(frame.to_numpy())
     np.testing.assert_allclose(stats.nemenyi(frame).pvalues.to_numpy(), ref.to_numpy(), atol=1e-10)
+
+
+def test_unlabeled_data_helped_with_the_corrected_test():
+    rows = []
+    rng = np.random.default_rng(4)
+    for split in range(6):
+        base = rng.normal(10, 1)
+        for method, value in (("rlsc", base), ("s2rlsc", base - 1 + rng.normal(0, 0.5))):
+            rows.append({"dataset": "d", "task": "t", "split": split, "method": method, "params": "{}",
+                         "scenario": "labeled-cv", "fold": "refit", "metric": "test_error", "value": value,
+                         "seconds": 0.1, "seed": 0})
+    frame = pd.DataFrame(rows)
+    plain = stats.unlabeled_data_helped(frame, baselines={"s2rlsc": "rlsc"})
+    corrected = stats.unlabeled_data_helped(frame, baselines={"s2rlsc": "rlsc"}, test="corrected",
+                                            sizes={"t": (250, 250)})
+    wide = frame.pivot(index="split", columns="method", values="value")
+    ref = stats.corrected_ttest(wide["s2rlsc"], wide["rlsc"], n_train=250, n_test=250)
+    assert corrected["pvalue"].iloc[0] == pytest.approx(ref.pvalue)
+    assert corrected["pvalue"].iloc[0] > plain["pvalue"].iloc[0]
+    with pytest.raises(ValueError, match="sizes"):
+        stats.unlabeled_data_helped(frame, test="corrected")

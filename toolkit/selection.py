@@ -426,6 +426,13 @@ def _fit_laprlsc(Xl, yl, Xu, *, kernel, rng, **params):
     return laprlsc(Xl, yl, Xu, kernel=kernel.for_solver(), laplacian_matrix=L, **params)
 
 
+def _fit_lapsvm_dual(Xl, yl, Xu, *, kernel, rng, **params):
+    from toolkit.lapsvm import lapsvm_dual
+
+    L = _shared_laplacian(Xl, Xu, params)
+    return lapsvm_dual(Xl, yl, Xu, kernel=kernel.for_solver(), laplacian_matrix=L, **params)
+
+
 def _fit_svm_path_models(Xl, yl, Xu, values, *, kernel, rng):
     from toolkit.paths import svm_path
 
@@ -483,6 +490,12 @@ register_method(Method(
     grid={"gamma_A": (1e-6, 1e-4, 1e-2), "gamma_I": (0.0, 1e-2, 1.0)}, baseline="rlsc", family="laplacian",
     requires="toolkit.lapsvm", regularization=("gamma_A", "larger"), warm_start="x0",
     description="Laplacian RLSC in the primal", citation="Melacci & Belkin (2011) eq. 14"))
+register_method(Method(
+    "lapsvm_dual", _fit_lapsvm_dual,
+    params=("gamma_A", "gamma_I", "neighbors", "degree", "normalized", "weight", "metric"),
+    grid={"gamma_A": (1e-6, 1e-4, 1e-2), "gamma_I": (1e-2, 1.0)}, baseline="svc", family="laplacian",
+    requires="toolkit.lapsvm", regularization=("gamma_A", "larger"),
+    description="Laplacian SVM, the original hinge-loss dual", citation="Belkin, Niyogi & Sindhwani (2006)"))
 register_method(Method(
     "svm_path", _fit_svm_path, params=("lam",), grid={"lam": _POW2}, family="supervised",
     requires="toolkit.paths", regularization=("lam", "larger"),

@@ -504,7 +504,7 @@ def cd_diagram(scores=None, *, ranks=None, n_datasets=None, alpha=0.05, lower_is
 # ----------------------------------------------------------------------------------------------
 # Did the unlabelled data help?
 # ----------------------------------------------------------------------------------------------
-def unlabeled_data_helped(results, *, baselines=None, metric="test_error", test="ttest", alpha=0.05):
+def unlabeled_data_helped(results, *, baselines=None, metric="test_error", test="ttest", alpha=0.05, sizes=None):
     """Compare every semi-supervised method with its supervised baseline on the same splits.
 
     Parameters
@@ -516,9 +516,13 @@ def unlabeled_data_helped(results, *, baselines=None, metric="test_error", test=
         Method -> its supervised baseline; ``None`` uses the selection registry
         (``toolkit.selection.METHODS[m].baseline``).
     metric : str, default="test_error"
-    test : {"ttest", "wilcoxon"}, default="ttest"
-        Paired test over the splits the two methods share.
+    test : {"ttest", "wilcoxon", "corrected"}, default="ttest"
+        Paired test over the splits the two methods share; ``"corrected"`` is Nadeau & Bengio's
+        corrected resampled t-test, for random partitions of one data set whose training sets
+        overlap (needs ``sizes``).
     alpha : float, default=0.05
+    sizes : mapping, default=None
+        Task -> ``(n_train, n_test)`` (training = labelled + unlabelled points) for ``"corrected"``.
 
     Returns
     -------
@@ -534,9 +538,11 @@ def unlabeled_data_helped(results, *, baselines=None, metric="test_error", test=
         from toolkit.selection import METHODS
 
         baselines = {name: m.baseline for name, m in METHODS.items() if m.baseline}
-    if test not in ("ttest", "wilcoxon"):
-        raise ValueError(f"The 'test' parameter of unlabeled_data_helped must be one of 'ttest', 'wilcoxon'. "
-                         f"Got {test!r} instead.")
+    if test not in ("ttest", "wilcoxon", "corrected"):
+        raise ValueError(f"The 'test' parameter of unlabeled_data_helped must be one of 'ttest', 'wilcoxon', "
+                         f"'corrected'. Got {test!r} instead.")
+    if test == "corrected" and sizes is None:
+        raise ValueError("unlabeled_data_helped(test='corrected') needs 'sizes': task -> (n_train, n_test).")
     refit = results[(results["fold"].astype(str) == "refit") & (results["metric"] == metric)]
     columns = ["dataset", "task", "scenario", "method", "baseline", "n_splits", "mean", "mean_baseline",
                "difference", "ci_low", "ci_high", "statistic", "pvalue", "effect_size", "effect_size_name",
@@ -551,8 +557,14 @@ def unlabeled_data_helped(results, *, baselines=None, metric="test_error", test=
             row = {"dataset": dataset, "task": task, "scenario": scenario, "method": method, "baseline": baseline,
                    "n_splits": len(pair), "mean": pair[method].mean(), "mean_baseline": pair[baseline].mean(),
                    "difference": (pair[method] - pair[baseline]).mean()}
-            if len(pair) >= 2:
-                res = (paired_ttest if test == "ttest" else wilcoxon)(pair[method], pair[baseline])
+            if len(pair) >= 2 and test == "corrected" and task not in sizes:
+                row.update(verdict="no sizes for the corrected test")
+            elif len(pair) >= 2:
+                if test == "corrected":
+                    n_train, n_test = sizes[task]
+                    res = corrected_ttest(pair[method], pair[baseline], n_train=n_train, n_test=n_test)
+                else:
+                    res = (paired_ttest if test == "ttest" else wilcoxon)(pair[method], pair[baseline])
                 lo, hi = res.conf_int(alpha)
                 verdict = ("no significant difference" if not res.pvalue < alpha
                            else "helped" if res.estimate < 0 else "hurt")

@@ -126,6 +126,8 @@ def _run_configuration(config: Configuration, run_dir: Path, notebook: Path, ker
         raise RuntimeError("the notebook recorded no 'results' table")
     results = records["results"]
     results["config"] = config.key
+    if "sizes" in records:
+        _atomic_write_text(run_dir / "sizes.json", json.dumps(records["sizes"]))
     _atomic_write_csv(run_dir / "results.csv", results)
     (run_dir / "error.txt").unlink(missing_ok=True)
     return time.perf_counter() - start
@@ -185,11 +187,16 @@ def run_experiment(experiment, *, output="reports", quick=False, jobs=1, log=pri
                                    + "".join(traceback.format_exception(exc))[-4000:])
                 failures.append((config.key, config.task, config.method, config.scenario, error))
                 log(f"[{i}/{len(todo)}] FAILED {label}: {error} (configuration {config.key}: {detail})")
-    frames = []
+    frames, sizes = [], {}
     for config in exp.configurations:
         path = folder / "runs" / config.key / "results.csv"
         if path.is_file():
             frames.append(pd.read_csv(path, dtype={"fold": str}))
+            size_path = path.with_name("sizes.json")
+            if size_path.is_file():
+                sizes[config.task] = json.loads(size_path.read_text())
+    _atomic_write_csv(folder / "sizes.csv", pd.DataFrame(
+        [{"task": task, **value} for task, value in sizes.items()], columns=["task", "n_train", "n_test"]))
     results_path = folder / "results.csv"
     results = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     if frames:
@@ -216,7 +223,8 @@ def render_report(experiment: Experiment, folder: Path, *, alpha: float = 0.05, 
     folder = Path(folder).resolve()
     parameters = {
         "results_csv": str(folder / "results.csv"), "published_csv": str(folder / "published.csv"),
-        "failures_csv": str(folder / "failures.csv"), "experiment": experiment.name, "title": experiment.title,
+        "failures_csv": str(folder / "failures.csv"), "sizes_csv": str(folder / "sizes.csv"),
+        "experiment": experiment.name, "title": experiment.title,
         "description": experiment.description, "references": list(experiment.references),
         "skipped": list(experiment.skipped), "alpha": alpha,
     }

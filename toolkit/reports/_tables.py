@@ -108,8 +108,12 @@ def helped_table(helped, *, digits=2):
                           for e, n in zip(out["effect_size"].astype(float), out["effect_size_name"])]
     out["mean"] = out["mean"].map(lambda v: f"{v:.{digits}f}")
     out["mean_baseline"] = out["mean_baseline"].map(lambda v: f"{v:.{digits}f}")
-    return out[["scenario", "task", "method", "baseline", "n_splits", "mean", "mean_baseline",
-                "difference (95% CI)", "p-value", "effect size", "verdict"]]
+    columns = ["scenario", "task", "method", "baseline", "n_splits", "mean", "mean_baseline",
+               "difference (95% CI)", "p-value", "effect size", "verdict"]
+    if "p (corrected)" in out:
+        out["p (corrected)"] = out["p (corrected)"].astype(float).map(lambda p: f"{p:.3g}" if np.isfinite(p) else "–")
+        columns.insert(9, "p (corrected)")
+    return out[columns]
 
 
 def rank_table(results, *, scenario, metric="test_error"):
