@@ -137,3 +137,17 @@ def test_bad_input_gives_clear_errors(call, match):
     X = np.random.default_rng(0).normal(size=(10, 2))
     with pytest.raises((ValueError, TypeError), match=match):
         call(X)
+
+
+@pytest.mark.parametrize("weight", ["binary", "heat", "distance"])
+def test_knn_graph_from_rbf_kernel_equals_neighbour_search(weight):
+    from toolkit.graphs import knn_graph_from_kernel
+    from toolkit.kernels import rbf_kernel
+    X = np.random.default_rng(7).normal(size=(120, 5))
+    K = rbf_kernel(X, sigma=2.0)
+    Wk = knn_graph_from_kernel(K, neighbors=6, sigma=2.0, weight=weight, block_size=17)
+    Ws = knn_graph(X, neighbors=6, weight=weight)
+    assert (Wk != Ws).nnz == 0 or np.allclose(Wk.toarray(), Ws.toarray(), atol=1e-6)
+    np.testing.assert_allclose(Wk.toarray(), Ws.toarray(), atol=1e-6)
+    with pytest.raises(ValueError, match="underflowed"):
+        knn_graph_from_kernel(rbf_kernel(X * 1e3, sigma=1e-2), neighbors=3, sigma=1e-2)

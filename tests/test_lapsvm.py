@@ -450,3 +450,13 @@ def test_bad_data_gives_clear_errors():
         lapsvm_dual(X[:4], y[:4], X[4:], gamma_A=0.0, gamma_I=1.0)
     with pytest.raises(ValueError, match="'y_labeled' parameter of lapsvm must contain only finite"):
         lapsvm(X[:4], np.r_[1.0, -1.0, np.nan, 1.0], X[4:])
+
+
+def test_graph_read_off_the_kernel_gives_the_same_model():
+    X, y = moons(90, 26)
+    kw = dict(sigma=0.4, gamma_A=1e-2, gamma_I=1.0, neighbors=6, method="newton")
+    a = lapsvm(X[:6], y[:6], X[6:], neighbor_search="kernel", **kw)
+    b = lapsvm(X[:6], y[:6], X[6:], neighbor_search="sklearn", **kw)
+    assert a.objective == pytest.approx(b.objective, rel=1e-10)
+    with pytest.raises(ValueError, match="'neighbor_search'"):
+        lapsvm(X[:6], y[:6], X[6:], neighbor_search="kd")

@@ -33,10 +33,16 @@ from toolkit import _lapsvm_core as core
 from toolkit._validation import (check_consistent_rows, check_features, check_matrix, check_option,
                                  check_scalar)
 from toolkit.early_stopping import StopEvent, make_rule, start_monitor, ValidationCheck, MixedCheck
-from toolkit.graphs import graph_laplacian, knn_graph, laplacian_operator, WEIGHTS, METRICS
+from toolkit.graphs import (graph_laplacian, knn_graph, knn_graph_from_kernel, laplacian_operator, METRICS,
+                            WEIGHTS)
 from toolkit.kernels import kernel_matrix
 
 __all__ = ["lapsvm", "laprlsc", "lapsvm_dual", "LapSVMResult"]
+
+
+#: with neighbor_search="auto", the kNN graph of an RBF problem is read off the kernel matrix from this
+#: many points on: there the O(n² d) neighbour search costs as much as the kernel itself.
+KNN_FROM_KERNEL_MIN_N = 5000
 
 
 class ConvergenceWarning(UserWarning):
@@ -149,7 +155,7 @@ class LapSVMResult:
 # ------------------------------------------------------------------------------ shared setup
 def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, coef0,
              gamma_A, gamma_I, neighbors, degree, normalized, weight, metric, gram, laplacian_matrix,
-             dtype):
+             dtype, neighbor_search="auto"):
     X_l = check_matrix(X_labeled, "X_labeled", func)
     X_u = check_matrix(X_unlabeled, "X_unlabeled", func, allow_empty=True)
     if X_u.ndim != 2:
@@ -177,6 +183,7 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
         raise TypeError(f"The 'normalized' parameter of {func} must be a bool. Got {normalized!r} instead.")
     check_option(weight, "weight", func, WEIGHTS)
     check_option(metric, "metric", func, METRICS)
+    check_option(neighbor_search, "neighbor_search", func, ("auto", "kernel", "sklearn"))
     if not callable(kernel):
         check_option(kernel, "kernel", func, ("linear", "rbf", "polynomial"))
     if kernel == "rbf":
@@ -195,9 +202,8 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
                              f"it must be ({n}, {n}).")
     else:
         K = kernel_matrix(X, kernel=kernel, sigma=sigma, degree=kernel_degree, coef0=coef0)
-    if dtype is np.float32:
-        K = K.astype(np.float32)
     t_kernel = time.perf_counter() - t0
+    K_full = K
 
     t0 = time.perf_counter()
     if laplacian_matrix is not None:
@@ -209,10 +215,25 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
             L = np.asarray(L, dtype=float)
     else:
         neighbors = check_scalar(neighbors, "neighbors", func, kind=numbers.Integral, low=1, high=n - 1)
-        W = knn_graph(X, neighbors=neighbors, weight=weight, metric=metric)
+        W = None
+        from_kernel = kernel == "rbf" and metric == "euclidean" and (
+            neighbor_search == "kernel" or (neighbor_search == "auto" and n >= KNN_FROM_KERNEL_MIN_N))
+        if from_kernel:
+            try:
+                W = knn_graph_from_kernel(K_full, neighbors=neighbors, sigma=sigma, weight=weight)
+            except ValueError:
+                if neighbor_search == "kernel":
+                    raise
+        if W is None:
+            W = knn_graph(X, neighbors=neighbors, weight=weight, metric=metric)
         L1 = graph_laplacian(W, normalized=bool(normalized))
         L = _power(L1, degree)
     t_graph = time.perf_counter() - t0
+    if dtype is np.float32:
+        t0 = time.perf_counter()
+        K = K_full.astype(np.float32)
+        del K_full
+        t_kernel += time.perf_counter() - t0
 
     if len(classes) == 2:
         Y = np.where(y_idx == 1, 1.0, -1.0)[:, None]
@@ -322,7 +343,8 @@ def _blas_limit(threads):
 
 def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, coef0,
          gamma_A, gamma_I, neighbors, degree, normalized, weight, metric, method, stop, validation,
-         y_unlabeled, tol, max_iter, x0, callback, gram, laplacian_matrix, dtype, blas_threads):
+         y_unlabeled, tol, max_iter, x0, callback, gram, laplacian_matrix, dtype, blas_threads,
+         neighbor_search):
     check_option(method, "method", func, ("newton", "pcg") if hinge else ("direct", "pcg"))
     blas_threads = check_scalar(blas_threads, "blas_threads", func, kind=numbers.Integral, low=1, allow_none=True)
     tol = check_scalar(tol, "tol", func, low=0.0)
@@ -331,7 +353,7 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
         func, X_labeled, y_labeled, X_unlabeled, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree,
         coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, degree=degree,
         normalized=normalized, weight=weight, metric=metric, gram=gram, laplacian_matrix=laplacian_matrix,
-        dtype=dtype)
+        dtype=dtype, neighbor_search=neighbor_search)
     n, C = X.shape[0], Y.shape[1]
     l = Y.shape[0]
     alpha0, b0 = _initial(x0, n, C, func)
@@ -369,7 +391,7 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
            neighbors=6, degree=1, normalized=True, method="pcg", stop="stability", validation=None,
            kernel_degree=2, coef0=1.0, weight="binary", metric="euclidean", y_unlabeled=None,
            tol=1e-6, max_iter=None, x0=None, callback=None, rng=None, gram=None,
-           laplacian_matrix=None, dtype="float64", blas_threads=1):
+           laplacian_matrix=None, dtype="float64", blas_threads=1, neighbor_search="auto"):
     r"""Laplacian SVM with the squared hinge loss, trained in the primal.
 
     Minimises eq. (7) of Melacci & Belkin (2011) over ``α ∈ R^n`` and the unregularised bias ``b``:
@@ -448,6 +470,11 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
     dtype : {"float64", "float32"}, default="float64"
         Storage of ``K`` for PCG; float32 halves memory and the cost of the product by ``K``
         (the iterates stay float64). Newton always uses float64.
+    neighbor_search : {"auto", "kernel", "sklearn"}, default="auto"
+        How the kNN graph is found: ``"sklearn"`` (:func:`toolkit.graphs.knn_graph`), ``"kernel"``
+        (read off the RBF kernel matrix, :func:`toolkit.graphs.knn_graph_from_kernel`: the same graph
+        up to ties, O(n²) instead of O(n² d)), ``"auto"``: the kernel for ``kernel="rbf"``,
+        ``metric="euclidean"`` and ``n >= 5000``, scikit-learn otherwise.
     blas_threads : int or None, default=1
         BLAS threads during PCG (via threadpoolctl); ``None`` leaves the setting alone. The product
         by ``K`` is memory-bound: one thread reaches most of the bandwidth, and on a shared machine
@@ -492,14 +519,14 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
                 neighbors=neighbors, degree=degree, normalized=normalized, weight=weight, metric=metric,
                 method=method, stop=stop, validation=validation, y_unlabeled=y_unlabeled, tol=tol,
                 max_iter=max_iter, x0=x0, callback=callback, gram=gram, laplacian_matrix=laplacian_matrix,
-                dtype=dtype, blas_threads=blas_threads)
+                dtype=dtype, blas_threads=blas_threads, neighbor_search=neighbor_search)
 
 
 def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_A=1e-6, gamma_I=1e-2,
             neighbors=6, degree=1, normalized=True, method="direct", stop=None, validation=None,
             kernel_degree=2, coef0=1.0, weight="binary", metric="euclidean", y_unlabeled=None,
             tol=1e-6, max_iter=None, x0=None, callback=None, rng=None, gram=None,
-            laplacian_matrix=None, dtype="float64", blas_threads=1):
+            laplacian_matrix=None, dtype="float64", blas_threads=1, neighbor_search="auto"):
     r"""Laplacian Regularized Least Squares classifier (LapRLSC), Melacci & Belkin (2011) eq. (14).
 
     Minimises, over ``α`` and the unregularised bias ``b``,
@@ -541,13 +568,13 @@ def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma
                 neighbors=neighbors, degree=degree, normalized=normalized, weight=weight, metric=metric,
                 method=method, stop=stop, validation=validation, y_unlabeled=y_unlabeled, tol=tol,
                 max_iter=max_iter, x0=x0, callback=callback, gram=gram, laplacian_matrix=laplacian_matrix,
-                dtype=dtype, blas_threads=blas_threads)
+                dtype=dtype, blas_threads=blas_threads, neighbor_search=neighbor_search)
 
 
 def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_A=1e-6,
                 gamma_I=1e-2, neighbors=6, degree=1, normalized=True, kernel_degree=2, coef0=1.0,
                 weight="binary", metric="euclidean", tol=1e-3, max_iter=None, x0=None, callback=None,
-                rng=None, gram=None, laplacian_matrix=None):
+                rng=None, gram=None, laplacian_matrix=None, neighbor_search="auto"):
     r"""The original hinge-loss Laplacian SVM, solved through its dual (Belkin et al. 2006).
 
     Primal (Melacci & Belkin 2011, eq. 4 with the constraints of §2.1):
@@ -589,7 +616,7 @@ def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, g
         func, X_labeled, y_labeled, X_unlabeled, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree,
         coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, degree=degree,
         normalized=normalized, weight=weight, metric=metric, gram=gram, laplacian_matrix=laplacian_matrix,
-        dtype="float64")
+        dtype="float64", neighbor_search=neighbor_search)
     if params["gamma_A"] <= 0:
         raise ValueError(f"The 'gamma_A' parameter of {func} must be a float in (0, inf). Got 0.0 instead.")
     t0 = time.perf_counter()
