@@ -35,18 +35,22 @@ def _order(values):
     return seen
 
 
-def paper_table(results, *, published=None, scenario, metric="test_error", alpha=0.05, helped=None, digits=1):
-    """HTML table laid out like the papers': tasks as rows, methods as columns, mean ± sd over
-    splits, the best mean of each row in bold, the published number beside ours.
+def paper_table(results, *, published=None, scenario, metric="test_error", alpha=0.05, helped=None, digits=1,
+                fmt="html"):
+    """Table laid out like the papers': tasks as rows, methods as columns, mean ± sd over splits,
+    the best mean of each row in bold, the published number beside ours with its citation.
 
     Significance marks (from ``helped``, :func:`toolkit.stats.unlabeled_data_helped`): ``▼`` the
     semi-supervised method is significantly better than its supervised baseline at ``alpha``,
-    ``▲`` significantly worse.
+    ``▲`` significantly worse. ``fmt="html"`` (default) or ``"latex"`` (a ``tabular`` with the
+    sources as numbered notes).
     """
+    latex = fmt == "latex"
+    esc = (lambda t: str(t).replace("&", r"\&").replace("%", r"\%").replace("_", r"\_")) if latex else html.escape
     per_split = split_errors(results, metric=metric)
     per_split = per_split[per_split["scenario"] == scenario]
     if per_split.empty:
-        return "<p>no results for this scenario</p>"
+        return "no results for this scenario" if latex else "<p>no results for this scenario</p>"
     stats = per_split.groupby(["task", "method"], sort=False)["value"].agg(["mean", "std", "count"])
     tasks, methods = _order(per_split["task"]), _order(per_split["method"])
     pub = {}
@@ -59,40 +63,56 @@ def paper_table(results, *, published=None, scenario, metric="test_error", alpha
             if row["source"] not in sources:
                 sources.append(row["source"])
             pub[(row["task"], row["method"])] = (row["mean"], row.get("sd"), sources.index(row["source"]) + 1)
+    up, down = (r" $\blacktriangle$", r" $\blacktriangledown$") if latex else (" ▲", " ▼")
     marks = {}
     if helped is not None and len(helped):
         for _, row in helped[helped["scenario"] == scenario].iterrows():
             if row["verdict"] == "helped":
-                marks[(row["task"], row["method"])] = " ▼"
+                marks[(row["task"], row["method"])] = down
             elif row["verdict"] == "hurt":
-                marks[(row["task"], row["method"])] = " ▲"
+                marks[(row["task"], row["method"])] = up
     has_pub = {m: any((t, m) in pub for t in tasks) for m in methods}
-    head = "".join(f"<th>{html.escape(m)}</th>" + ("<th><i>paper</i></th>" if has_pub[m] else "") for m in methods)
-    rows = []
+    pm = r"$\pm$" if latex else "±"
+    header = ["task"]
+    for m in methods:
+        header.append(esc(m))
+        if has_pub[m]:
+            header.append(r"\textit{paper}" if latex else "<i>paper</i>")
+    body = []
     for task in tasks:
         means = {m: stats.loc[(task, m), "mean"] for m in methods if (task, m) in stats.index}
         best = min(means.values()) if means else None
-        cells = []
+        n = int(per_split[per_split["task"] == task]["split"].nunique())
+        cells = [f"{esc(task)} ({n} splits)" if latex else f"{esc(task)} <small>({n} splits)</small>"]
         for m in methods:
             if m in means:
-                text = format_mean_sd(means[m], stats.loc[(task, m), "std"], digits)
+                text = format_mean_sd(means[m], stats.loc[(task, m), "std"], digits).replace("±", pm)
                 if best is not None and abs(means[m] - best) < 1e-12:
-                    text = f"<b>{text}</b>"
+                    text = rf"\textbf{{{text}}}" if latex else f"<b>{text}</b>"
                 text += marks.get((task, m), "")
             else:
                 text = "–"
-            cells.append(f"<td>{text}</td>")
+            cells.append(text)
             if has_pub[m]:
                 p = pub.get((task, m))
-                cells.append("<td><i>" + (f"{format_mean_sd(p[0], p[1], digits)} [{p[2]}]" if p else "") + "</i></td>")
-        n = int(per_split[per_split["task"] == task]["split"].nunique())
-        rows.append(f"<tr><th>{html.escape(task)} <small>({n} splits)</small></th>{''.join(cells)}</tr>")
-    notes = "".join(f"<br>[{i}] {html.escape(s)}" for i, s in enumerate(sources, 1))
-    caption = (f"{html.escape(metric.replace('_', ' '))} in % (mean ± sd over splits), scenario "
-               f"<b>{html.escape(scenario)}</b>; best per row in bold; ▼/▲: significantly better/worse than the "
-               f"method's supervised baseline (paired t-test, α = {alpha:g}).{notes}")
-    return (f"<table class='paper'><caption style='caption-side: bottom; text-align: left'>{caption}</caption>"
-            f"<thead><tr><th>task</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+                ref = f"{format_mean_sd(p[0], p[1], digits).replace('±', pm)} [{p[2]}]" if p else ""
+                cells.append(rf"\textit{{{ref}}}" if latex and ref else ref if latex else f"<i>{ref}</i>")
+        body.append(cells)
+    pct = "\\%" if latex else "%"
+    caption = (f"{esc(metric.replace('_', ' '))} in {pct} (mean {pm} sd over splits), scenario "
+               f"{esc(scenario)}; best per row in bold; {down.strip()}/{up.strip()}: significantly better/worse "
+               f"than the method's supervised baseline (paired t-test, α = {alpha:g}).")
+    if latex:
+        lines = [r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}", r"\hline", " & ".join(header) + r" \\",
+                 r"\hline"] + [" & ".join(row) + r" \\" for row in body] + [r"\hline", r"\end{tabular}"]
+        notes = [caption.replace("α", r"$\alpha$")] + [f"[{i}] {esc(src)}" for i, src in enumerate(sources, 1)]
+        return "\n".join(lines + ["", *[n + r" \\" for n in notes]])
+    notes = "".join(f"<br>[{i}] {html.escape(src)}" for i, src in enumerate(sources, 1))
+    head = "".join(f"<th>{h}</th>" for h in header)
+    rows = "".join("<tr><th>" + row[0] + "</th>" + "".join(f"<td>{c}</td>" for c in row[1:]) + "</tr>"
+                   for row in body)
+    return (f"<table class='paper'><caption style='caption-side: bottom; text-align: left'>{caption}{notes}"
+            f"</caption><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
 
 
 def helped_table(helped, *, digits=2):
