@@ -4,8 +4,8 @@ Lemmas 1-2, degenerate cases, the Laplacian path, the RLS path's LOO, and path-b
 scikit-learn's libsvm keeps the kernel cache in float32, so its own solution is only accurate to
 about ε₃₂ · C in relative terms (its duality gap grows with C). Agreement with ``SVC`` at 1e-6
 (widened to 5e-8 · C when C > 20, see ``_svc_tol``) is therefore checked where ``C = 1/λ`` is
-moderate (λ within two decades below λ⁰), at 1e-4 down to four decades below λ⁰; over the whole path the float64 certificates (duality gap, KKT recomputed
-from K) are used instead.
+moderate (λ within two decades below λ⁰), at 1e-4 down to four decades below λ⁰; over the whole
+path the float64 certificates (duality gap, KKT recomputed from K) are used instead.
 """
 from __future__ import annotations
 
@@ -129,7 +129,7 @@ def test_balanced_start_follows_lemma1():
     beta0 = -(h[i_pos] + h[i_neg]) / (h[i_pos] - h[i_neg])             # eq. (22)
     assert path.breakpoints[0] == pytest.approx(lam0, rel=1e-12)
     assert path.alpha0s[0] / path.breakpoints[0] == pytest.approx(beta0, rel=1e-10, abs=1e-12)
-    assert np.allclose(path.margins[0][[i_pos, i_neg]], 1.0)
+    assert np.allclose(path.margins(K)[0][[i_pos, i_neg]], 1.0)
     for lam in (1.5 * lam0, 10 * lam0):                                # above λ⁰: α stays at 1
         alpha, _ = path.coef(lam)
         np.testing.assert_array_equal(alpha, 1.0)
@@ -175,7 +175,8 @@ def test_path_ends_when_left_set_empties_or_at_lambda_min():
     path = svm_path(K, y)
     assert path.status == 0 and path.converged
     last = path.alphas[-1]
-    assert np.all(path.margins[-1][last >= 1 - 1e-12] > 1 - 1e-6) or not np.any(last >= 1)
+    at_one = last >= 1 - 1e-12                                         # L is empty: α = 1 only on the elbow
+    np.testing.assert_allclose(path.margins(K)[-1][at_one], 1.0, atol=1e-6)
     # below the last breakpoint the solution scales with λ: f is constant (hard margin)
     f_last = path.decision_function(Kt, path.breakpoints[-1])
     np.testing.assert_allclose(path.decision_function(Kt, path.breakpoints[-1] / 10), f_last, rtol=1e-9, atol=1e-9)
@@ -292,7 +293,7 @@ def test_path_object_api(tmp_path):
     import matplotlib
     matplotlib.use("Agg")
     ax = path.plot()
-    path.plot("margin", ax=ax)
+    path.plot("margin", K=K, ax=ax)
     ax.figure.savefig(tmp_path / "path.png")
     with pytest.raises(ValueError, match="'s' parameter"):
         path.coef(-1.0)
@@ -440,3 +441,14 @@ def test_validation_curve_and_cv():
     cvl = cv_laplacian_svm_path(Xl, yl, Xu, n_folds=3, n_lambdas=15, sigma=0.4, neighbors=5, gamma_ratio=2.0, rng=0)
     assert cvl.fold_error.shape == (3, 15)
     assert np.isfinite(cvl.error).all()
+
+
+def test_compiled_event_loop_equals_the_numpy_reference():
+    from toolkit._paths_svm import _svm_path, _svm_path_reference
+    for seed, n_pos in [(17, None), (18, 12)]:
+        X, y, K, Kt = _problem(seed, n=60, n_pos=n_pos)
+        fast = _svm_path(K, y, None, 10_000, 0.0, 250)
+        ref = _svm_path_reference(K, y, None, 10_000, 0.0, 50)
+        np.testing.assert_allclose(fast.breakpoints, ref.breakpoints, rtol=1e-9)
+        np.testing.assert_allclose(fast.alphas, ref.alphas, atol=1e-8)
+        assert list(fast.history["event"][1:4]) == list(ref.history["event"][1:4])

@@ -156,7 +156,7 @@ class LaplacianSvmPath:
 
     def plot(self, kind="coef", *, ax=None, max_lines=None):
         """Plot α or the labelled margins against log λ (see :meth:`SvmPath.plot`)."""
-        return self.svm.plot(kind, ax=ax, max_lines=max_lines)
+        return self.svm.plot(kind, K=self.effective_kernel, ax=ax, max_lines=max_lines)
 
     def summary(self) -> str:
         """The SVM path's summary plus the semi-supervised parameters."""
@@ -275,7 +275,7 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
         L = graph_laplacian(X, neighbors=neighbors, weight=weight, sigma=graph_sigma, normalized=normalized,
                             degree=laplacian_degree, metric=metric)
     G, B = effective_kernel(K, L, l, gamma_ratio)
-    svm = _svm_path(G, y, lambda_min, max_iter, ridge, 50)
+    svm = _svm_path(G, y, lambda_min, max_iter, ridge, 250)
     for arr in (X, B, G):
         arr.setflags(write=False)
     return LaplacianSvmPath(svm=svm, X_train=X, B=B, effective_kernel=G, gamma_ratio=gamma_ratio,

@@ -53,8 +53,6 @@ class SvmPath:
         The dual variables ``α ∈ [0, 1]`` at the breakpoints.
     alpha0s : ndarray of shape (n_breakpoints,)
         ``α₀ = λ β₀`` at the breakpoints.
-    margins : ndarray of shape (n_breakpoints, n_samples)
-        ``y_i f(x_i)`` at the breakpoints.
     elbow_sizes : ndarray of shape (n_breakpoints,)
         ``|E|`` on the segment just below each breakpoint.
     y : ndarray of shape (n_samples,)
@@ -77,7 +75,6 @@ class SvmPath:
     breakpoints: np.ndarray
     alphas: np.ndarray
     alpha0s: np.ndarray
-    margins: np.ndarray
     elbow_sizes: np.ndarray
     y: np.ndarray
     status: int
@@ -193,6 +190,21 @@ class SvmPath:
             return (K_cross @ (self.y * alpha) + alpha0) / lam
         return (K_cross @ (self.y[None, :] * alpha).T + alpha0[None, :]) / lam[None, :]
 
+    def margins(self, K):
+        """``y_i f(x_i)`` of the training points at every breakpoint, shape (n_breakpoints, n_samples).
+
+        Parameters
+        ----------
+        K : array-like of shape (n_samples, n_samples)
+            The training kernel the path was computed on (not stored in the path).
+        """
+        K = check_matrix(K, "K", "SvmPath.margins", accept_sparse=False)
+        if K.shape != (self.n_samples, self.n_samples):
+            raise ValueError(f"SvmPath.margins: 'K' has shape {K.shape} but the path has {self.n_samples} "
+                             "training points; it must be square of that size.")
+        h = (self.y[None, :] * self.alphas) @ K + self.alpha0s[:, None]
+        return self.y[None, :] * h / self.breakpoints[:, None]
+
     def predict(self, K_cross, s):
         """Labels ``sign f(x)`` in {-1, +1} (0 maps to +1) at λ = ``s``; shapes as :meth:`decision_function`."""
         f = self.decision_function(K_cross, s)
@@ -224,13 +236,15 @@ class SvmPath:
     def _repr_html_(self):
         return "<pre>" + self.summary() + "</pre>"
 
-    def plot(self, kind="coef", *, ax=None, max_lines=None):
+    def plot(self, kind="coef", *, K=None, ax=None, max_lines=None):
         """Plot the path against log λ with the breakpoints marked.
 
         Parameters
         ----------
         kind : {"coef", "margin"}, default="coef"
-            ``"coef"``: the α_i; ``"margin"``: ``y_i f(x_i)``.
+            ``"coef"``: the α_i; ``"margin"``: ``y_i f(x_i)`` (needs ``K``).
+        K : array-like of shape (n_samples, n_samples), default=None
+            The training kernel, for ``kind="margin"``.
         ax : matplotlib Axes, default=None
         max_lines : int, default=None
             Plot only this many points' curves (the first ones).
@@ -244,7 +258,9 @@ class SvmPath:
         import matplotlib.pyplot as plt
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 4))
-        values = self.alphas if kind == "coef" else self.margins
+        if kind == "margin" and K is None:
+            raise ValueError("SvmPath.plot: kind='margin' needs the training kernel K (plot('margin', K=K)).")
+        values = self.alphas if kind == "coef" else self.margins(K)
         if max_lines is not None:
             values = values[:, :max_lines]
         ax.plot(self.breakpoints, values, lw=0.8)
@@ -383,7 +399,7 @@ def _kkt_violation(h, lam, alpha, y, state):
     return max(v_right, v_left, v_elbow, v_box, v_eq)
 
 
-def svm_path(K, y, *, lambda_min=None, max_iter=None, ridge=0.0, refresh=50):
+def svm_path(K, y, *, lambda_min=None, max_iter=None, ridge=0.0, refresh=250):
     r"""The entire regularisation path of the SVM with bias, for every λ (Hastie et al. 2004).
 
     Computes, for all λ > 0 at once, the solutions of
@@ -411,7 +427,7 @@ def svm_path(K, y, *, lambda_min=None, max_iter=None, ridge=0.0, refresh=50):
         How a singular elbow system (duplicated points, a rank-deficient kernel) is solved:
         0 takes the least-squares (minimum-norm) step, ``ridge > 0`` solves with
         ``K_EE + ridge I``. Every such step is counted in ``n_singular_steps``.
-    refresh : int, default=50
+    refresh : int, default=250
         Recompute ``h = K (y α) + α₀`` from scratch every ``refresh`` events (limits drift).
 
     Returns
@@ -523,7 +539,8 @@ def _initialize(K, y):
     return alpha, alpha0, lam0, state, how, top
 
 
-def _svm_path(K, y, lambda_min, max_iter, ridge, refresh):
+def _svm_path_reference(K, y, lambda_min, max_iter, ridge, refresh):
+    """Plain NumPy implementation of the path (the reference for the compiled :func:`_svm_path`)."""
     l = y.size
     alpha, alpha0, lam, state, how, (top_kind, top_slope, top_bounds) = _initialize(K, y)
     floor = lam * _FLOOR
@@ -691,7 +708,7 @@ def _svm_path(K, y, lambda_min, max_iter, ridge, refresh):
     history = {"kkt_violation": arr(kkt), "singular": arr(sing, bool),
                "event": np.asarray(events, dtype=object)[sel]}
     result = SvmPath(
-        breakpoints=arr(bp), alphas=np.asarray(al)[sel], alpha0s=arr(al0), margins=np.asarray(mg)[sel],
+        breakpoints=arr(bp), alphas=np.asarray(al)[sel], alpha0s=arr(al0),
         elbow_sizes=arr(esz, int), y=y.copy(), status=status, message=_STATUS_MESSAGES[status],
         converged=status != 3, n_iter=n_iter, lambda_stop=lambda_min, n_singular_steps=n_singular,
         history=history, initialization=how,
@@ -699,6 +716,144 @@ def _svm_path(K, y, lambda_min, max_iter, ridge, refresh):
         _top_kind=int(top_kind), _top_slope=float(top_slope), _top_bounds=np.asarray(top_bounds),
         _tail_direction=None if status in (2, 3, 4) else tail_direction, _tail_slope0=float(tail_slope0),
     )
-    for name in ("breakpoints", "alphas", "alpha0s", "margins", "elbow_sizes", "y"):
+    for name in ("breakpoints", "alphas", "alpha0s", "elbow_sizes", "y"):
+        getattr(result, name).setflags(write=False)
+    return result
+
+
+_EVENT_WORDS = {0: "start", 1: "L->E", 2: "R->E", 3: "E->L", 4: "E->R", 5: "elbow was empty; points enter",
+                6: "lambda_min", 7: "numerical floor", 8: "entrants left at once"}
+
+
+def _svm_path(K, y, lambda_min, max_iter, ridge, refresh):
+    """The path with the event loop compiled (``_paths_svm_numba.follow``); Python handles the
+    initialisation, empty elbows and the end of the path."""
+    from toolkit import _paths_svm_numba as nb
+    K = np.ascontiguousarray(K, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    l = y.size
+    alpha, alpha0, lam, state, how, (top_kind, top_slope, top_bounds) = _initialize(K, y)
+    state = state.astype(np.int64)
+    floor = lam * _FLOOR
+    if lambda_min is not None and lambda_min < floor:
+        lambda_min = None
+    stop = -1.0 if lambda_min is None else float(lambda_min)
+    h = K @ (y * alpha) + alpha0
+    changed_at = np.full(l, np.inf)
+    tail = np.zeros(l)
+
+    cap = 256
+    buf = {}
+
+    def allocate(cap, old=None, n=0):
+        new = {"lam": np.empty(cap), "alpha": np.empty((cap, l)), "alpha0": np.empty(cap),
+               "esz": np.empty(cap, np.int64), "kkt": np.empty(cap),
+               "sing": np.zeros(cap, np.bool_), "ev_kind": np.zeros(cap, np.int64),
+               "ev_first": np.full(cap, -1, np.int64), "ev_count": np.zeros(cap, np.int64),
+               "kind": np.zeros(cap, np.int64), "bounds": np.full((cap, 4), np.nan)}
+        if old is not None:
+            for key in new:
+                new[key][:n] = old[key][:n]
+        return new
+
+    buf = allocate(cap)
+    n_rec, n_events, n_singular = 0, 0, 0
+    ev = (nb.EV_START, -1, 0)
+
+    def record(kind=0, bounds=None):
+        nonlocal buf, cap
+        if n_rec >= cap:
+            cap *= 2
+            buf = allocate(cap, buf, n_rec)
+        nb._record(n_rec, lam, alpha, alpha0, h, y, state, False, ev[0], ev[1], ev[2],
+                   buf["lam"], buf["alpha"], buf["alpha0"], buf["esz"], buf["kkt"], buf["sing"],
+                   buf["ev_kind"], buf["ev_first"], buf["ev_count"])
+        buf["kind"][n_rec] = kind
+        if bounds is not None:
+            buf["bounds"][n_rec] = bounds
+        return n_rec + 1
+
+    tail_direction, tail_slope0 = None, 0.0
+    while True:
+        code, n_rec, lam, alpha0, n_events, n_sing, ev_kind, ev_first, ev_count, tail_b0 = nb.follow(
+            K, y, alpha, h, state, changed_at, lam, alpha0, floor, stop, max_iter, n_events, refresh, ridge,
+            n_rec, ev[0], ev[1], ev[2], buf["lam"], buf["alpha"], buf["alpha0"], buf["esz"],
+            buf["kkt"], buf["sing"], buf["ev_kind"], buf["ev_first"], buf["ev_count"], tail)
+        n_singular += n_sing
+        ev = (ev_kind, ev_first, ev_count)
+        if code == nb.EXIT_GROW:
+            cap *= 2
+            buf = allocate(cap, buf, n_rec)
+            continue
+        if code == nb.EXIT_EMPTY:
+            hstar = h - alpha0
+            bounds = _empty_bounds(hstar, y, state)
+            n_rec = record(1, bounds)
+            lam_next = 0.5 * (bounds[3] - bounds[1])
+            if not np.isfinite(lam_next) or lam_next <= 0:
+                tail_direction, tail_slope0, status = np.zeros(l), 0.0, 1
+                break
+            if (lambda_min is not None and lam_next <= lambda_min) or lam_next < floor:
+                lam = floor if lambda_min is None or lambda_min < floor else lambda_min
+                alpha0 = _midpoint_alpha0(lam, bounds)
+                h = hstar + alpha0
+                ev = (nb.EV_STOP if lam == lambda_min else nb.EV_FLOOR, -1, 0)
+                n_rec = record()
+                status = 2 if lam == lambda_min else 4
+                break
+            lam = min(lam_next, lam)
+            alpha0 = lam - bounds[3]
+            h = hstar + alpha0
+            enter = np.abs(y * h - lam) <= _TIE_RTOL * lam * 10
+            state[enter] = _ELBOW
+            changed_at[enter] = lam
+            ev = (nb.EV_COLLAPSE, int(np.flatnonzero(enter)[0]) if enter.any() else -1, int(enter.sum()))
+            n_events += 1
+            continue
+        if code == nb.EXIT_NO_EVENT:
+            tail_direction, tail_slope0, status = tail.copy(), float(tail_b0), 1
+            break
+        n_rec = record()
+        if code == nb.EXIT_LEFT_EMPTY:
+            tail_direction = np.where(state == _ELBOW, alpha / lam, 0.0)
+            tail_slope0, status = alpha0 / lam, 0
+        else:
+            status = {nb.EXIT_STOP: 2, nb.EXIT_FLOOR: 4, nb.EXIT_MAXITER: 3}[code]
+        break
+
+    # merge records at equal λ (zero-length empty-elbow collapses): keep the later one
+    lam_rec = buf["lam"][:n_rec]
+    keep = [0]
+    for k in range(1, n_rec):
+        if lam_rec[k] < lam_rec[keep[-1]] * (1 - 1e-13):
+            keep.append(k)
+        else:
+            keep[-1] = k
+    sel = np.array(keep)
+    if status == 3:
+        warnings.warn(f"svm_path stopped after max_iter={max_iter} events at λ = {lam:.6g} with "
+                      f"{int((state == _LEFT).sum())} points still in L; increase max_iter.",
+                      RuntimeWarning, stacklevel=3)
+    words = []
+    for k in sel:
+        kind, first, count = buf["ev_kind"][k], buf["ev_first"][k], buf["ev_count"][k]
+        text = _EVENT_WORDS[int(kind)]
+        if kind == nb.EV_START:
+            text = f"start ({how})"
+        elif first >= 0:
+            text = f"{first} {text}" + (f" (+{count - 1} more)" if count > 1 else "")
+        words.append(text)
+    history = {"kkt_violation": buf["kkt"][sel].copy(), "singular": buf["sing"][sel].copy(),
+               "event": np.asarray(words, dtype=object)}
+    result = SvmPath(
+        breakpoints=buf["lam"][sel].copy(), alphas=buf["alpha"][sel].copy(), alpha0s=buf["alpha0"][sel].copy(),
+        elbow_sizes=buf["esz"][sel].copy(), y=y.copy(), status=status,
+        message=_STATUS_MESSAGES[status], converged=status != 3, n_iter=n_events, lambda_stop=lambda_min,
+        n_singular_steps=n_singular, history=history, initialization=how,
+        _segment_kind=buf["kind"][sel].copy(), _segment_bounds=buf["bounds"][sel].copy(),
+        _top_kind=int(top_kind), _top_slope=float(top_slope), _top_bounds=np.asarray(top_bounds),
+        _tail_direction=None if status in (2, 3, 4) else tail_direction, _tail_slope0=float(tail_slope0),
+    )
+    for name in ("breakpoints", "alphas", "alpha0s", "elbow_sizes", "y"):
         getattr(result, name).setflags(write=False)
     return result

@@ -1,0 +1,299 @@
+"""Compiled event loop of the SVM path (the same steps as ``_paths_svm._svm_path_reference``).
+
+One call follows linear segments (non-empty elbow) event after event and returns to Python on
+anything that needs a decision there: the elbow empties, the left set empties, the path reaches
+``lambda_min`` / the numerical floor / ``max_iter``, no further event exists, or the record
+buffers are full. Every event costs ``O(l m)`` for ``dh/dλ = K[:, E] c + b₀`` plus ``O(m³)``
+for the elbow system, solved by a Cholesky factorisation of ``K_EE`` (eq. 23 in the form
+``K_EE c + b₀ 1 = y_E``, ``1ᵀ c = 0``).
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+RIGHT, ELBOW, LEFT = 0, 1, 2
+EXIT_EMPTY, EXIT_LEFT_EMPTY, EXIT_NO_EVENT, EXIT_STOP, EXIT_FLOOR, EXIT_MAXITER, EXIT_GROW = range(7)
+# event codes of the records
+EV_START, EV_L_TO_E, EV_R_TO_E, EV_E_TO_L, EV_E_TO_R, EV_COLLAPSE, EV_STOP, EV_FLOOR, EV_PUSHED = range(9)
+
+
+@numba.njit(cache=True)
+def _cholesky(A, ridge):  # pragma: no cover - compiled
+    """Lower Cholesky factor of ``A + ridge I``; ``ok`` is False on a non-positive pivot."""
+    m = A.shape[0]
+    C = np.zeros((m, m))
+    for j in range(m):
+        s = A[j, j] + ridge
+        for k in range(j):
+            s -= C[j, k] * C[j, k]
+        if not s > 0.0:
+            return C, False
+        d = np.sqrt(s)
+        C[j, j] = d
+        for i in range(j + 1, m):
+            t = A[i, j]
+            for k in range(j):
+                t -= C[i, k] * C[j, k]
+            C[i, j] = t / d
+    return C, True
+
+
+@numba.njit(cache=True)
+def _cho_solve(C, b):  # pragma: no cover - compiled
+    m = C.shape[0]
+    z = np.empty(m)
+    for i in range(m):
+        t = b[i]
+        for k in range(i):
+            t -= C[i, k] * z[k]
+        z[i] = t / C[i, i]
+    x = np.empty(m)
+    for i in range(m - 1, -1, -1):
+        t = z[i]
+        for k in range(i + 1, m):
+            t -= C[k, i] * x[k]
+        x[i] = t / C[i, i]
+    return x
+
+
+@numba.njit(cache=True)
+def _direction(K, y, elbow, ridge):  # pragma: no cover - compiled
+    """``(c, b0, singular)`` with ``K_EE c + b0 1 = y_E``, ``1ᵀ c = 0`` (see ``_elbow_direction``)."""
+    m = elbow.size
+    KE = np.empty((m, m))
+    yE = np.empty(m)
+    for a in range(m):
+        yE[a] = y[elbow[a]]
+        for b in range(m):
+            KE[a, b] = K[elbow[a], elbow[b]]
+    C, ok = _cholesky(KE, 0.0)
+    if ok:
+        u = _cho_solve(C, yE)
+        v = _cho_solve(C, np.ones(m))
+        b0 = u.sum() / v.sum()
+        c = u - b0 * v
+        res = np.abs(KE @ c + b0 - yE).max()
+        dmax = 0.0
+        for a in range(m):
+            dmax = max(dmax, KE[a, a])
+        res += abs(c.sum()) * dmax
+        if np.isfinite(res) and res <= 1e-7:
+            return c, b0, False
+    if ridge > 0.0:
+        C, ok = _cholesky(KE, ridge)
+        u = _cho_solve(C, yE)
+        v = _cho_solve(C, np.ones(m))
+        b0 = u.sum() / v.sum()
+        return u - b0 * v, b0, True
+    A = np.zeros((m + 1, m + 1))
+    rhs = np.zeros(m + 1)
+    for a in range(m):
+        A[0, a + 1] = 1.0
+        A[a + 1, 0] = 1.0
+        rhs[a + 1] = yE[a]
+        for b in range(m):
+            A[a + 1, b + 1] = KE[a, b]
+    sol = np.linalg.lstsq(A, rhs, 2.2e-16 * (m + 1))[0]
+    return sol[1:].copy(), sol[0], True
+
+
+@numba.njit(cache=True)
+def _record(n, lam, alpha, alpha0, h, y, state, singular, ev_kind, ev_first, ev_count,
+            rec_lam, rec_alpha, rec_alpha0, rec_esz, rec_kkt, rec_sing,
+            rec_ev_kind, rec_ev_first, rec_ev_count):  # pragma: no cover - compiled
+    l = y.size
+    viol = 0.0
+    esz = 0
+    sy = 0.0
+    for i in range(l):
+        mg = y[i] * h[i] / lam
+        rec_alpha[n, i] = alpha[i]
+        sy += y[i] * alpha[i]
+        d = mg - 1.0
+        if state[i] == ELBOW:
+            esz += 1
+            viol = max(viol, abs(d))
+        elif state[i] == LEFT:
+            viol = max(viol, d)
+        else:
+            viol = max(viol, -d)
+        viol = max(viol, -alpha[i], alpha[i] - 1.0)
+    rec_lam[n] = lam
+    rec_alpha0[n] = alpha0
+    rec_esz[n] = esz
+    rec_kkt[n] = max(viol, abs(sy) / max(1.0, l))
+    rec_sing[n] = singular
+    rec_ev_kind[n] = ev_kind
+    rec_ev_first[n] = ev_first
+    rec_ev_count[n] = ev_count
+
+
+@numba.njit(cache=True)
+def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, max_events, n_events,
+           refresh, ridge, n_rec, ev_kind, ev_first, ev_count,
+           rec_lam, rec_alpha, rec_alpha0, rec_esz, rec_kkt, rec_sing,
+           rec_ev_kind, rec_ev_first, rec_ev_count, tail):  # pragma: no cover - compiled
+    """Follow linear segments; returns ``(exit, n_rec, lam, alpha0, n_events, n_singular,
+    ev_kind, ev_first, ev_count, tail_b0)``; ``alpha``, ``h``, ``state`` and the buffers are updated
+    in place."""
+    l = y.size
+    capacity = rec_lam.size
+    n_singular = 0
+    cand = np.empty(l)
+    g = np.empty(l)
+    tail_b0 = 0.0
+    while True:
+        if lam <= floor * (1 + 1e-12):
+            return EXIT_FLOOR, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count, tail_b0
+        if lambda_stop > 0 and lam <= lambda_stop * (1 + 1e-12):
+            return EXIT_STOP, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count, tail_b0
+        m = 0
+        n_left = 0
+        for i in range(l):
+            if state[i] == ELBOW:
+                m += 1
+            elif state[i] == LEFT:
+                n_left += 1
+        if m == 0:
+            return EXIT_EMPTY, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count, tail_b0
+        if n_left == 0:
+            return EXIT_LEFT_EMPTY, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count, tail_b0
+        if n_events >= max_events:
+            return EXIT_MAXITER, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count, tail_b0
+        if n_rec >= capacity:
+            return EXIT_GROW, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count, tail_b0
+        # ---- eq. (23) with drop-out of entrants that would leave [0, 1] at once
+        singular = False
+        while True:
+            elbow = np.empty(m, dtype=np.int64)
+            k = 0
+            for i in range(l):
+                if state[i] == ELBOW:
+                    elbow[k] = i
+                    k += 1
+            c, b0, sing = _direction(K, y, elbow, ridge)
+            singular = singular or sing
+            n_wrong = 0
+            for k in range(m):
+                j = elbow[k]
+                bj = y[j] * c[k]
+                if (alpha[j] >= 1.0 and bj < -1e-12) or (alpha[j] <= 0.0 and bj > 1e-12):
+                    n_wrong += 1
+            if n_wrong == 0 or n_wrong == m:
+                break
+            for k in range(m):
+                j = elbow[k]
+                bj = y[j] * c[k]
+                if alpha[j] >= 1.0 and bj < -1e-12:
+                    state[j] = LEFT
+                    changed_at[j] = lam
+                elif alpha[j] <= 0.0 and bj > 1e-12:
+                    state[j] = RIGHT
+                    changed_at[j] = lam
+            m -= n_wrong
+            ev_kind = EV_PUSHED
+        if singular:
+            n_singular += 1
+        _record(n_rec, lam, alpha, alpha0, h, y, state, singular, ev_kind, ev_first, ev_count,
+                rec_lam, rec_alpha, rec_alpha0, rec_esz, rec_kkt, rec_sing,
+                rec_ev_kind, rec_ev_first, rec_ev_count)
+        n_rec += 1
+        # ---- dh/dλ for every point
+        for i in range(l):
+            g[i] = b0
+        for k in range(m):
+            ck = c[k]
+            row = elbow[k]
+            for i in range(l):
+                g[i] += K[row, i] * ck
+        # ---- candidate events below λ
+        lam_next = -np.inf
+        k = 0
+        for i in range(l):
+            ci = -np.inf
+            if state[i] == ELBOW:
+                bi = y[i] * c[k]
+                k += 1
+                if bi < 0:
+                    ci = lam + (1.0 - alpha[i]) / bi
+                elif bi > 0:
+                    ci = lam - alpha[i] / bi
+            else:
+                margin = y[i] * h[i] - lam
+                slope = y[i] * g[i] - 1.0
+                if state[i] == LEFT and slope < 0:
+                    ci = lam - min(margin, 0.0) / slope
+                elif state[i] == RIGHT and slope > 0:
+                    ci = lam - max(margin, 0.0) / slope
+            if ci > lam:
+                ci = lam
+            if changed_at[i] <= lam * (1 + 1e-12) and ci >= lam * (1 - 1e-8):
+                ci = -np.inf
+            cand[i] = ci
+            if ci > lam_next:
+                lam_next = ci
+        if not np.isfinite(lam_next) or lam_next <= 0:
+            k = 0
+            for i in range(l):
+                tail[i] = 0.0
+                if state[i] == ELBOW:
+                    tail[i] = y[i] * c[k]
+                    k += 1
+            tail_b0 = b0
+            return EXIT_NO_EVENT, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count, tail_b0
+        stop_here = False
+        if lambda_stop > 0 and lam_next <= lambda_stop:
+            lam_next = lambda_stop
+            stop_here = True
+        elif lam_next < floor:
+            lam_next = floor
+            stop_here = True
+        step = lam_next - lam
+        k = 0
+        for i in range(l):
+            if state[i] == ELBOW:
+                a = alpha[i] + step * y[i] * c[k]
+                alpha[i] = min(1.0, max(0.0, a))
+                k += 1
+            h[i] += step * g[i]
+        alpha0 += step * b0
+        lam = lam_next
+        n_events += 1
+        if stop_here:
+            ev_kind = EV_STOP if lambda_stop > 0 and lam <= lambda_stop else EV_FLOOR
+            ev_first = -1
+            ev_count = 0
+            continue
+        # ---- apply every event within the tie tolerance
+        threshold = lam_next - 1e-8 * lam_next
+        ev_count = 0
+        ev_first = -1
+        for i in range(l):
+            if cand[i] >= threshold:
+                if state[i] == ELBOW:
+                    if alpha[i] >= 0.5:
+                        alpha[i] = 1.0
+                        state[i] = LEFT
+                        kind = EV_E_TO_L
+                    else:
+                        alpha[i] = 0.0
+                        state[i] = RIGHT
+                        kind = EV_E_TO_R
+                else:
+                    kind = EV_L_TO_E if state[i] == LEFT else EV_R_TO_E
+                    state[i] = ELBOW
+                changed_at[i] = lam
+                if ev_count == 0:
+                    ev_first = i
+                    ev_kind = kind
+                ev_count += 1
+        if n_events % refresh == 0:
+            for i in range(l):
+                t = alpha0
+                for j in range(l):
+                    t += K[i, j] * (y[j] * alpha[j])
+                h[i] = t
+        # merge zero-length steps: the breakpoints stay strictly decreasing
+        if n_rec > 0 and lam >= rec_lam[n_rec - 1] * (1 - 1e-13):
+            n_rec -= 1
