@@ -141,9 +141,11 @@ def rank_table(results, *, scenario, metric="test_error"):
     per_split = split_errors(results, metric=metric)
     per_split = per_split[per_split["scenario"] == scenario]
     table = per_split.groupby(["task", "method"], sort=False)["value"].mean().unstack("method")
-    # keep the larger complete block: methods present on every task, or tasks that have every method
-    by_methods, by_tasks = table.dropna(axis=1, how="any"), table.dropna(axis=0, how="any")
-    return max((by_methods, by_tasks), key=lambda t: (min(t.shape) >= 2, t.shape[0] * t.shape[1]))
+    # the largest complete block: drop the tasks missing most methods one by one, keep the methods
+    # present on every remaining task, and take the block with the most cells (at least 2 x 2)
+    order = table.isna().sum(axis=1).sort_values(kind="stable", ascending=False).index
+    blocks = [table.drop(index=order[:m]).dropna(axis=1, how="any") for m in range(len(order))]
+    return max(blocks, key=lambda t: (min(t.shape) >= 2, t.shape[0] * t.shape[1], t.shape[0]))
 
 
 def runtime_figure(results):
