@@ -460,3 +460,12 @@ def test_graph_read_off_the_kernel_gives_the_same_model():
     assert a.objective == pytest.approx(b.objective, rel=1e-10)
     with pytest.raises(ValueError, match="'neighbor_search'"):
         lapsvm(X[:6], y[:6], X[6:], neighbor_search="kd")
+
+
+def test_module_and_function_share_the_name_lapsvm():
+    """After `import toolkit.lapsvm`, `from toolkit import lapsvm` may yield the module: it must work too."""
+    import importlib
+    module = importlib.import_module("toolkit.lapsvm")
+    X, y = moons(40, 27)
+    r = module(X[:4], y[:4], X[4:], sigma=0.4, gamma_A=1e-2, gamma_I=1.0)
+    assert r.objective == pytest.approx(lapsvm(X[:4], y[:4], X[4:], sigma=0.4, gamma_A=1e-2, gamma_I=1.0).objective)
