@@ -35,7 +35,6 @@ import time
 import warnings
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from toolkit import lapsvm, laprlsc, lapsvm_dual
 from toolkit._lapsvm_experiments import (GRAPH, NOTES, PAPER_ERRORS, PAPER_TIMES, TASKS, load_task,

@@ -1,5 +1,4 @@
 """LapSVM / LapRLSC / dual checked against independent references (Melacci & Belkin 2011)."""
-import warnings
 
 import numpy as np
 import pytest

@@ -16,7 +16,6 @@ The labelled points with ``m_i > 0`` are the *error vectors* ``E`` (all labelled
 """
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import scipy.linalg as sla
