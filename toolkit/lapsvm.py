@@ -219,7 +219,8 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
         neighbors = check_scalar(neighbors, "neighbors", func, kind=numbers.Integral, low=1, high=n - 1)
         W = None
         from_kernel = kernel == "rbf" and metric == "euclidean" and (
-            neighbor_search == "kernel" or (neighbor_search == "auto" and n >= KNN_FROM_KERNEL_MIN_N))
+            neighbor_search == "kernel"
+            or (neighbor_search == "auto" and gram is None and n >= KNN_FROM_KERNEL_MIN_N))
         if from_kernel:
             try:
                 W = knn_graph_from_kernel(K_full, neighbors=neighbors, sigma=sigma, weight=weight)
@@ -476,7 +477,7 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
         How the kNN graph is found: ``"sklearn"`` (:func:`toolkit.graphs.knn_graph`), ``"kernel"``
         (read off the RBF kernel matrix, :func:`toolkit.graphs.knn_graph_from_kernel`: the same graph
         up to ties, O(n²) instead of O(n² d)), ``"auto"``: the kernel for ``kernel="rbf"``,
-        ``metric="euclidean"`` and ``n >= 5000``, scikit-learn otherwise.
+        ``metric="euclidean"``, ``n >= 5000`` and no ``gram``; scikit-learn otherwise.
     blas_threads : int or None, default=1
         BLAS threads during PCG (via threadpoolctl); ``None`` leaves the setting alone. The product
         by ``K`` is memory-bound: one thread reaches most of the bandwidth, and on a shared machine
