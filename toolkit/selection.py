@@ -348,12 +348,25 @@ def _signed(y, classes):
     return np.where(np.asarray(y) == classes[0], 1.0, -1.0)
 
 
+@dataclass(frozen=True)
+class _SVCModel:
+    """scikit-learn SVC on a precomputed kernel, predicting from raw points (any number of classes)."""
+
+    svc: Any
+    X_train: Any
+    kernel: Any
+
+    def decision_function(self, X):
+        return self.svc.decision_function(self.kernel(X, self.X_train))
+
+    def predict(self, X):
+        return self.svc.predict(self.kernel(X, self.X_train))
+
+
 def _fit_svc(Xl, yl, Xu, *, kernel, rng, C=1.0):
     from sklearn.svm import SVC
 
-    classes = _pos_neg(yl)
-    svc = SVC(C=C, kernel="precomputed").fit(kernel(Xl, Xl), _signed(yl, classes))
-    return _Predictor(lambda X: svc.decision_function(kernel(X, Xl)), classes)
+    return _SVCModel(SVC(C=C, kernel="precomputed").fit(kernel(Xl, Xl), yl), Xl, kernel)
 
 
 @dataclass(frozen=True)

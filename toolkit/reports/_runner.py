@@ -61,7 +61,8 @@ def kernel_name(threads: int | None = None) -> str:
     if threads:
         for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
             env[var] = str(threads)
-    spec = {"argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+    spec = {"argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
+                     "--IPKernelApp.log_level=ERROR"],
             "display_name": "Python (ssl-toolkit)", "language": "python", "env": env,
             "metadata": {"debugger": False}}
     text = json.dumps(spec, indent=1)
