@@ -13,6 +13,7 @@ Three parts, all printing ratios:
    float32: ``(PCG solve time / iterations) / (best time of K @ v)``; target <= 1.3.
 4. ``--multiclass``: one-vs-all USPST trained jointly (one ``K @ (n × 10)`` per iteration) vs
    ten separate binary runs.
+5. ``--float32``: PCG errors with a float32 vs a float64 kernel on USPST(B).
 3. ``--scale N``: a binary task with ``N`` points (SSL-book set 8, SecStr) trained by PCG with the
    stability check, kernel (float32) and graph construction included; prints the time and the
    peak resident memory relative to one ``N × N`` float64 matrix. Off by default (needs ~2.5 GB
@@ -142,6 +143,22 @@ def multiclass(repeats=3):
     print(f"separate / joint solve time: {np.median(ratios):.2f} (median of {repeats})")
 
 
+def float32_check(name="uspstb", n_splits=3):
+    print(f"\n5. float32 vs float64 kernel, PCG + stability on {name} (Table 2 sizes): error on U")
+    X, y = load_task(name)
+    _, _, l, v = TASKS[name]
+    n_train = int(round(0.75 * len(y))) - v
+    print(f"{'split':<7}{'err64':>8}{'err32':>8}{'agree':>8}{'t64 [s]':>9}{'t32 [s]':>9}")
+    for s in range(n_splits):
+        lab, unl = split_indices(y, l, n_train - l, seed=200 + s)
+        kw = solver_kwargs(name, "pcg")
+        r64 = lapsvm(X[lab], y[lab], X[unl], **kw)
+        r32 = lapsvm(X[lab], y[lab], X[unl], dtype="float32", **kw)
+        p64, p32 = r64.predict(X[unl]), r32.predict(X[unl])
+        print(f"{s:<7}{np.mean(p64 != y[unl]):>8.3f}{np.mean(p32 != y[unl]):>8.3f}{np.mean(p64 == p32):>8.3f}"
+              f"{r64.timings['solve']:>9.3f}{r32.timings['solve']:>9.3f}")
+
+
 def scale(n):
     from toolkit.data import load
     print(f"\n3. Scale: SSL-book set 8 (SecStr), first {n} points (1000 labelled), PCG + stability check, "
@@ -167,6 +184,7 @@ def main(argv=None):
     parser.add_argument("--iteration-n", type=int, nargs="*", default=[2000, 5000])
     parser.add_argument("--scale", type=int, default=0)
     parser.add_argument("--multiclass", action="store_true", help="part 4: joint one-vs-all vs separate")
+    parser.add_argument("--float32", action="store_true", help="part 5: float32 vs float64 kernel error")
     args = parser.parse_args(argv)
     if args.tasks:
         solver_comparison(args.tasks, args.splits)
@@ -174,6 +192,8 @@ def main(argv=None):
         iteration_cost(n)
     if args.multiclass:
         multiclass()
+    if args.float32:
+        float32_check()
     if args.scale:
         scale(args.scale)
 
