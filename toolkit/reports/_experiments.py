@@ -36,7 +36,8 @@ TASK_KEYS = {
 METHOD_KEYS = {"name": str, "grid": dict, "fixed": dict, "tasks": list, "scenarios": list, "label": str}
 PUBLISHED_KEYS = {"task": str, "method": str, "scenario": str, "mean": float, "sd": float, "source": str,
                   "metric": str}
-QUICK_KEYS = {"splits": int, "n_folds": int, "scenarios": list, "tasks": list, "methods": list}
+QUICK_KEYS = {"splits": int, "n_folds": int, "scenarios": list, "tasks": list, "methods": list, "fixed": dict,
+              "thin": int}
 PROTOCOLS = ("gieseke", "melacci-belkin")
 
 
@@ -247,6 +248,11 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
             method = METHODS[entry["name"]]
             fixed = {k: v for k, v in task.get("fixed", {}).items() if k in method.valid_params}
             fixed.update(entry.get("fixed", {}))
+            grid = {k: list(v) for k, v in entry.get("grid", {}).items()}
+            if quick:
+                fixed.update({k: v for k, v in quick_spec.get("fixed", {}).items() if k in method.valid_params})
+                step = quick_spec.get("thin", 1)
+                grid = {k: (v[::step] if len(v) > 2 * step else v) for k, v in grid.items()}
             scenarios = entry.get("scenarios") or settings["scenarios"]
             for scenario in scenarios:
                 splits = task.get("splits", settings["splits"])
@@ -258,7 +264,7 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
                     "protocol": task.get("protocol", "gieseke"), "l": task["l"], "u": task.get("u", -1),
                     "t": task.get("t", -1), "v": task.get("v", 0), "folds": task.get("folds", 4),
                     "repeats": task.get("repeats", 3), "method": entry["name"],
-                    "grid": dict(entry.get("grid", {})), "fixed": fixed, "scenario": scenario,
+                    "grid": grid, "fixed": fixed, "scenario": scenario,
                     "n_folds": settings["n_folds"], "n_splits": splits, "seed": settings["seed"], "n_jobs": 1,
                 }
                 configurations.append(Configuration(parameters, task_name, entry["name"], scenario))
