@@ -452,3 +452,13 @@ def test_compiled_event_loop_equals_the_numpy_reference():
         np.testing.assert_allclose(fast.breakpoints, ref.breakpoints, rtol=1e-9)
         np.testing.assert_allclose(fast.alphas, ref.alphas, atol=1e-8)
         assert list(fast.history["event"][1:4]) == list(ref.history["event"][1:4])
+
+
+def test_compiled_lemma2_qp_equals_the_numpy_reference():
+    from toolkit._paths_svm import _lemma2_qp
+    from toolkit._paths_svm_numba import lemma2_qp
+    X, y, K, _ = _problem(19, n=70, n_pos=25)
+    M, N = np.flatnonzero(y < 0), np.flatnonzero(y > 0)
+    H, q = np.ascontiguousarray(K[np.ix_(M, M)]), K[np.ix_(M, N)].sum(axis=1)
+    np.testing.assert_allclose(lemma2_qp(H, q, float(N.size), 1e-12, 1000), _lemma2_qp(H, q, float(N.size)),
+                               atol=1e-10)

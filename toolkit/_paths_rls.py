@@ -207,8 +207,13 @@ def rlsc_path(K, y, *, weights=None, lambdas=None, n_lambdas=100, lambda_min_rat
     lambda_min_ratio = check_scalar(lambda_min_ratio, "lambda_min_ratio", func, low=0.0, high=1.0,
                                     low_closed=False, high_closed=False)
     d = np.sqrt(w)
-    # 1. one eigendecomposition of D K D
-    s, V = sla.eigh(d[:, None] * (0.5 * (K + K.T)) * d[None, :], check_finite=False)
+    # 1. one eigendecomposition of D K D (eigh reads the lower triangle only; equal weights
+    #    scale the spectrum, so K itself is decomposed without a copy)
+    if np.all(w == w[0]):
+        s, V = sla.eigh(K, check_finite=False)
+        s = s * w[0]
+    else:
+        s, V = sla.eigh(d[:, None] * K * d[None, :], check_finite=False)
     s = np.maximum(s, 0.0)
     # 2. the grid
     if lambdas is None:

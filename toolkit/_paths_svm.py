@@ -485,15 +485,18 @@ def svm_path(K, y, *, lambda_min=None, max_iter=None, ridge=0.0, refresh=250):
         raise ValueError(f"The 'y' parameter of {func} must contain only -1 and +1. Got values {np.unique(y)[:5]} instead.")
     if (y > 0).all() or (y < 0).all():
         raise ValueError(f"The 'y' parameter of {func} must contain both classes. Got only {y[0]:+.0f}.")
-    if not np.allclose(K, K.T, rtol=1e-10, atol=1e-12 * max(1.0, np.max(np.abs(K)))):
-        raise ValueError(f"The 'K' parameter of {func} must be a symmetric matrix.")
+    asymmetry = float(np.max(np.abs(K - K.T)))
+    if asymmetry > 1e-10 * max(1.0, float(np.max(np.abs(np.diag(K))))):
+        raise ValueError(f"The 'K' parameter of {func} must be a symmetric matrix "
+                         f"(largest |K - Kᵀ| is {asymmetry:.3g}).")
     lambda_min = check_scalar(lambda_min, "lambda_min", func, low=0.0, low_closed=False, allow_none=True)
     l = y.shape[0]
     max_iter = 50 * l + 100 if max_iter is None else check_scalar(max_iter, "max_iter", func,
                                                                   kind=__import__("numbers").Integral, low=1)
     ridge = check_scalar(ridge, "ridge", func, low=0.0)
     refresh = check_scalar(refresh, "refresh", func, kind=__import__("numbers").Integral, low=1)
-    K = 0.5 * (K + K.T)
+    if asymmetry > 0:
+        K = 0.5 * (K + K.T)
     return _svm_path(K, y, lambda_min, max_iter, ridge, refresh)
 
 
@@ -509,7 +512,11 @@ def _initialize(K, y):
         major = 1.0 if n_pos > n_neg else -1.0
         M, N = np.flatnonzero(y == major), np.flatnonzero(y != major)
         # αᵀQα = aᵀ K_MM a - 2 aᵀ K_MN 1 + const  (a = α_M, α_N = 1)
-        a = _lemma2_qp(K[np.ix_(M, M)], K[np.ix_(M, N)].sum(axis=1), float(N.size))
+        from toolkit._paths_svm_numba import lemma2_qp
+        a = lemma2_qp(np.ascontiguousarray(K[np.ix_(M, M)]), K[np.ix_(M, N)].sum(axis=1), float(N.size),
+                      1e-12, 10 * M.size + 50)
+        a[a < _FREE_ATOL] = 0.0
+        a[a > 1.0 - _FREE_ATOL] = 1.0
         alpha[M] = a
     hstar = K @ (y * alpha)
     state = np.where(alpha >= 1.0, _LEFT, _RIGHT)

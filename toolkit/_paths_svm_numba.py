@@ -129,6 +129,18 @@ def _record(n, lam, alpha, alpha0, h, y, state, singular, ev_kind, ev_first, ev_
     rec_ev_count[n] = ev_count
 
 
+@numba.njit(cache=True, fastmath=True)
+def _refresh(K, y, alpha, alpha0, h):  # pragma: no cover - compiled
+    """``h = K (y α) + α₀`` from scratch (fast-math reductions; no inf or NaN can occur here)."""
+    l = y.size
+    ya = y * alpha
+    for i in range(l):
+        t = 0.0
+        for j in range(l):
+            t += K[i, j] * ya[j]
+        h[i] = t + alpha0
+
+
 @numba.njit(cache=True)
 def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, max_events, n_events,
            refresh, ridge, n_rec, ev_kind, ev_first, ev_count,
@@ -142,6 +154,7 @@ def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, m
     n_singular = 0
     cand = np.empty(l)
     g = np.empty(l)
+    elbow_buf = np.empty(l, dtype=np.int64)
     tail_b0 = 0.0
     while True:
         if lam <= floor * (1 + 1e-12):
@@ -152,6 +165,7 @@ def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, m
         n_left = 0
         for i in range(l):
             if state[i] == ELBOW:
+                elbow_buf[m] = i
                 m += 1
             elif state[i] == LEFT:
                 n_left += 1
@@ -165,13 +179,18 @@ def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, m
             return EXIT_GROW, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count, tail_b0
         # ---- eq. (23) with drop-out of entrants that would leave [0, 1] at once
         singular = False
+        first = True
         while True:
-            elbow = np.empty(m, dtype=np.int64)
-            k = 0
-            for i in range(l):
-                if state[i] == ELBOW:
-                    elbow[k] = i
-                    k += 1
+            if first:
+                elbow = elbow_buf[:m].copy()
+                first = False
+            else:
+                elbow = np.empty(m, dtype=np.int64)
+                k = 0
+                for i in range(l):
+                    if state[i] == ELBOW:
+                        elbow[k] = i
+                        k += 1
             c, b0, sing = _direction(K, y, elbow, ridge)
             singular = singular or sing
             n_wrong = 0
@@ -289,11 +308,88 @@ def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, m
                     ev_kind = kind
                 ev_count += 1
         if n_events % refresh == 0:
-            for i in range(l):
-                t = alpha0
-                for j in range(l):
-                    t += K[i, j] * (y[j] * alpha[j])
-                h[i] = t
+            _refresh(K, y, alpha, alpha0, h)
         # merge zero-length steps: the breakpoints stay strictly decreasing
         if n_rec > 0 and lam >= rec_lam[n_rec - 1] * (1 - 1e-13):
             n_rec -= 1
+
+
+@numba.njit(cache=True)
+def lemma2_qp(H, q, total, tol, max_iter):  # pragma: no cover - compiled
+    """Compiled twin of ``_paths_svm._lemma2_qp``: exact primal active set for
+    ``min ½ aᵀ H a - qᵀ a`` s.t. ``0 <= a <= 1``, ``Σ a = total``."""
+    n = q.size
+    a = np.zeros(n)
+    order = np.argsort(-q, kind="mergesort")
+    for k in range(int(total)):
+        a[order[k]] = 1.0
+    free = np.zeros(n, dtype=np.bool_)
+    grad = H @ a - q
+    scale = 1.0 + np.abs(grad).max()
+    for _ in range(max_iter):
+        m = 0
+        for i in range(n):
+            if free[i]:
+                m += 1
+        if m == 0:
+            i_best, j_best = -1, -1
+            for i in range(n):
+                if a[i] == 1.0 and (i_best < 0 or grad[i] > grad[i_best]):
+                    i_best = i
+                if a[i] == 0.0 and (j_best < 0 or grad[i] < grad[j_best]):
+                    j_best = i
+            if i_best < 0 or j_best < 0 or grad[i_best] <= grad[j_best] + tol * scale:
+                break
+            free[i_best] = True
+            free[j_best] = True
+            continue
+        F = np.empty(m, dtype=np.int64)
+        k = 0
+        for i in range(n):
+            if free[i]:
+                F[k] = i
+                k += 1
+        kkt = np.zeros((m + 1, m + 1))
+        rhs = np.zeros(m + 1)
+        for r in range(m):
+            for c in range(m):
+                kkt[r, c] = H[F[r], F[c]]
+            kkt[r, m] = 1.0
+            kkt[m, r] = 1.0
+            rhs[r] = -grad[F[r]]
+        sol = np.linalg.lstsq(kkt, rhs, 2.2e-16 * (m + 1))[0]
+        mu = sol[m]
+        big = 0.0
+        for r in range(m):
+            big = max(big, abs(sol[r]))
+        if big <= 1e-13:
+            k_best, v_best = -1, -np.inf
+            for i in range(n):
+                if free[i]:
+                    continue
+                v = -(grad[i] + mu) if a[i] == 0.0 else grad[i] + mu
+                if v > v_best:
+                    k_best, v_best = i, v
+            if k_best < 0 or v_best <= tol * scale:
+                break
+            free[k_best] = True
+            continue
+        ratio, block = 1.0, -1
+        for r in range(m):
+            idx, p = F[r], sol[r]
+            if p < 0 and -a[idx] / p < ratio:
+                ratio, block = -a[idx] / p, idx
+            elif p > 0 and (1.0 - a[idx]) / p < ratio:
+                ratio, block = (1.0 - a[idx]) / p, idx
+        for r in range(m):
+            a[F[r]] += ratio * sol[r]
+            col = F[r]
+            step = ratio * sol[r]
+            for i in range(n):
+                grad[i] += H[i, col] * step
+        if block >= 0:
+            a[block] = 0.0 if a[block] < 0.5 else 1.0
+            free[block] = False
+    for i in range(n):
+        a[i] = min(1.0, max(0.0, a[i]))
+    return a
