@@ -128,3 +128,15 @@ def test_paper_table_marks_best_and_published():
     html = tables.paper_table(pd.DataFrame(rows), published=published, scenario="labeled-cv")
     assert "<b>11.0 ± 1.0</b>" in html and "13.0 ± 1.0" in html
     assert "11.4 ± 2.4 [1]" in html and "Gieseke et al. (2012), Table 3" in html
+
+
+def test_quick_overrides_thin_grids_and_fix_parameters(tmp_path):
+    text = GOOD.replace("grid = { lam = [0.01, 1.0] }", "grid = { lam = [1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0] }")
+    text += "\n[quick]\nsplits = 1\nthin = 2\nfixed = { offset = true }\n"
+    path = write(tmp_path, text)
+    full, quick = load_experiment(path), load_experiment(path, quick=True)
+    assert full.configurations[0].parameters["grid"]["lam"] == [1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0]
+    params = quick.configurations[0].parameters
+    assert params["grid"]["lam"] == [1e-4, 1e-2, 1.0]
+    assert params["fixed"]["offset"] is True and params["n_splits"] == 1
+    assert quick.configurations[0].key != full.configurations[0].key
