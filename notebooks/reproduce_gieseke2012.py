@@ -179,10 +179,12 @@ def run_task(name):
 def tables():
     import csv
     os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "gieseke2012_tables.csv"), "w", newline="") as fh:
+    path = os.path.join(out_dir, "gieseke2012_tables.csv")
+    with open(path + ".tmp", "w", newline="") as fh:          # written aside, renamed into place
         w = csv.DictWriter(fh, fieldnames=list(ROWS[0]))
         w.writeheader()
         w.writerows(ROWS)
+    os.replace(path + ".tmp", path)
     lines = [
         "# Gieseke et al. (2012) Tables 2 (non-realistic) and 3 (realistic), reduced scale",
         "",
@@ -208,8 +210,10 @@ def tables():
                 if method == "S2RLSC":
                     ok = "yes" if m <= pm + ps else "**no**"
             lines.append(f"| {name} | {scenario} | " + " | ".join(cells) + f" | {ok} |")
-    with open(os.path.join(out_dir, "gieseke2012_tables.md"), "w") as fh:
+    path = os.path.join(out_dir, "gieseke2012_tables.md")
+    with open(path + ".tmp", "w") as fh:
         fh.write("\n".join(lines) + "\n")
+    os.replace(path + ".tmp", path)
     print("\n".join(lines))
 
 
