@@ -307,6 +307,41 @@ def _dense_LK(L, K):
     return np.asarray(LK.toarray() if hasattr(LK, "toarray") else LK, dtype=float)
 
 
+def _system(K, idx, base, top_base, L1, gamma_I):
+    """The matrix ``Ĥ_E`` of eq. (11)/(12) with P = diag(1, K) factored out of the α rows."""
+    n = K.shape[0]
+    A = np.empty((n + 1, n + 1))
+    A[0, 0] = len(idx) + gamma_I * L1.sum()
+    A[0, 1:] = K[idx].sum(axis=0) + top_base
+    A[1:, 0] = gamma_I * L1
+    A[1 + idx, 0] += 1.0
+    A[1:, 1:] = base
+    A[1 + idx, 1:] += K[idx]
+    return A
+
+
+def _direct_squared(K, L, Y, gamma_A, gamma_I, base, top_base, L1):
+    """LapRLSC, eq. (14): one LU factorisation shared by all C right-hand sides (one-vs-all)."""
+    n, C = K.shape[0], Y.shape[1]
+    l = Y.shape[0]
+    idx = np.arange(l)
+    A = _system(K, idx, base, top_base, L1, gamma_I)
+    rhs = np.zeros((n + 1, C))
+    rhs[0] = Y.sum(axis=0)
+    rhs[1:l + 1] = Y
+    try:
+        z = sla.solve(A, rhs, check_finite=False)
+    except (sla.LinAlgError, ValueError):
+        z = sla.lstsq(A, rhs, check_finite=False)[0]
+    b, alpha = z[0].copy(), np.ascontiguousarray(z[1:])
+    f = K @ alpha + b
+    obj = objective(alpha, b, f, L @ f, Y, gamma_A, gamma_I, False)
+    return dict(alpha=alpha, b=b, objective=obj, f=f, n_iter=1, n_line_search=0, status=0,
+                detail="direct solve of eq. (14)", stop_event=None,
+                history={"objective": np.asarray([float(obj.sum())]), "newton_steps": np.ones(C, dtype=int)},
+                n_kernel_products=0)
+
+
 def newton(K, L, Y, gamma_A, gamma_I, *, hinge=True, max_iter=50, alpha0=None, b0=None, callback=None):
     """Newton's method, eq. (8)-(10), one column at a time; ``hinge=False`` is LapRLSC's direct solve.
 
@@ -327,25 +362,21 @@ def newton(K, L, Y, gamma_A, gamma_I, *, hinge=True, max_iter=50, alpha0=None, b
     base = gamma_I * LK
     base[np.diag_indices(n)] += gamma_A
     top_base = gamma_I * (K @ L1)                          # 1ᵀ L K = (K L 1)ᵀ, L and K symmetric
+    if not hinge:
+        return _direct_squared(K, L, Y, gamma_A, gamma_I, base, top_base, L1)
     alpha = np.zeros((n, C)) if alpha0 is None else np.array(alpha0, dtype=float).reshape(n, C)
     b = np.zeros(C) if b0 is None else np.array(b0, dtype=float).reshape(C)
     n_iter = np.zeros(C, dtype=int)
-    status, detail = 0, "the error-vector set no longer changes" if hinge else "direct solve of eq. (14)"
+    status, detail = 0, "the error-vector set no longer changes"
     n_ls = 0
     hist_obj = []
     for c in range(C):
         y = Y[:, c]
         f = K @ alpha[:, c] + b[c]
-        E = (y * f[:l] < 1.0) if hinge else np.ones(l, dtype=bool)
+        E = y * f[:l] < 1.0
         for t in range(1, max_iter + 1):
             idx = np.flatnonzero(E)
-            A = np.empty((n + 1, n + 1))
-            A[0, 0] = len(idx) + gamma_I * L1.sum()
-            A[0, 1:] = K[idx].sum(axis=0) + top_base
-            A[1:, 0] = gamma_I * L1
-            A[1 + idx, 0] += 1.0
-            A[1:, 1:] = base
-            A[1 + idx, 1:] += K[idx]
+            A = _system(K, idx, base, top_base, L1, gamma_I)
             rhs = np.zeros(n + 1)
             rhs[0] = y[idx].sum()
             rhs[1 + idx] = y[idx]
@@ -355,21 +386,17 @@ def newton(K, L, Y, gamma_A, gamma_I, *, hinge=True, max_iter=50, alpha0=None, b
                 z = sla.lstsq(A, rhs, check_finite=False)[0]
             d_b, d_a = z[0] - b[c], z[1:] - alpha[:, c]
             fd = K @ d_a + d_b
-            if hinge:
-                Lf, Lfd = L @ f, L @ fd
-                Ka = f - b[c]
-                c0 = gamma_A * Ka @ d_a + gamma_I * fd @ Lf
-                c1 = gamma_A * d_a @ (fd - d_b) + gamma_I * fd @ Lfd
-                s, pieces = exact_line_search(1.0 - y * f[:l], y * fd[:l], c0, c1, True)
-                n_ls += pieces
-                s = 1.0 if abs(s - 1.0) < 1e-10 else s
-            else:
-                s = 1.0
+            Lf, Lfd = L @ f, L @ fd                        # exact line search towards z (s = 1 in practice)
+            c0 = gamma_A * (f - b[c]) @ d_a + gamma_I * fd @ Lf
+            c1 = gamma_A * d_a @ (fd - d_b) + gamma_I * fd @ Lfd
+            s, pieces = exact_line_search(1.0 - y * f[:l], y * fd[:l], c0, c1, True)
+            n_ls += pieces
+            s = 1.0 if abs(s - 1.0) < 1e-10 else s
             alpha[:, c] += s * d_a
             b[c] += s * d_b
             f = f + s * fd
             n_iter[c] = t
-            E_new = (y * f[:l] < 1.0) if hinge else E
+            E_new = y * f[:l] < 1.0
             if callback is not None:
                 try:
                     callback(t, alpha.copy(), b.copy())
@@ -387,7 +414,7 @@ def newton(K, L, Y, gamma_A, gamma_I, *, hinge=True, max_iter=50, alpha0=None, b
             break
     f = K @ alpha + b
     Lf = L @ f
-    obj = objective(alpha, b, f, Lf, Y, gamma_A, gamma_I, hinge)
+    obj = objective(alpha, b, f, Lf, Y, gamma_A, gamma_I, True)
     hist_obj.append(float(obj.sum()))
     return dict(alpha=alpha, b=b, objective=obj, f=f, n_iter=int(n_iter.max()), n_line_search=n_ls,
                 status=status, detail=detail, stop_event=None,
