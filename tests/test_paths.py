@@ -460,5 +460,6 @@ def test_compiled_lemma2_qp_equals_the_numpy_reference():
     X, y, K, _ = _problem(19, n=70, n_pos=25)
     M, N = np.flatnonzero(y < 0), np.flatnonzero(y > 0)
     H, q = np.ascontiguousarray(K[np.ix_(M, M)]), K[np.ix_(M, N)].sum(axis=1)
-    np.testing.assert_allclose(lemma2_qp(H, q, float(N.size), 1e-12, 1000), _lemma2_qp(H, q, float(N.size)),
+    np.testing.assert_allclose(lemma2_qp(H, q, np.argsort(-q, kind="stable"), float(N.size), 1e-12, 1000),
+                               _lemma2_qp(H, q, float(N.size)),
                                atol=1e-10)

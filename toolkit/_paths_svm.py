@@ -16,6 +16,7 @@ elbow ``E`` (``y_i f(x_i) = 1``), the left set ``L`` (``α_i = 1``) and the righ
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import warnings
 from typing import Any
 
@@ -492,9 +493,9 @@ def svm_path(K, y, *, lambda_min=None, max_iter=None, ridge=0.0, refresh=250):
     lambda_min = check_scalar(lambda_min, "lambda_min", func, low=0.0, low_closed=False, allow_none=True)
     l = y.shape[0]
     max_iter = 50 * l + 100 if max_iter is None else check_scalar(max_iter, "max_iter", func,
-                                                                  kind=__import__("numbers").Integral, low=1)
+                                                                  kind=numbers.Integral, low=1)
     ridge = check_scalar(ridge, "ridge", func, low=0.0)
-    refresh = check_scalar(refresh, "refresh", func, kind=__import__("numbers").Integral, low=1)
+    refresh = check_scalar(refresh, "refresh", func, kind=numbers.Integral, low=1)
     if asymmetry > 0:
         K = 0.5 * (K + K.T)
     return _svm_path(K, y, lambda_min, max_iter, ridge, refresh)
@@ -513,7 +514,8 @@ def _initialize(K, y):
         M, N = np.flatnonzero(y == major), np.flatnonzero(y != major)
         # αᵀQα = aᵀ K_MM a - 2 aᵀ K_MN 1 + const  (a = α_M, α_N = 1)
         from toolkit._paths_svm_numba import lemma2_qp
-        a = lemma2_qp(np.ascontiguousarray(K[np.ix_(M, M)]), K[np.ix_(M, N)].sum(axis=1), float(N.size),
+        q = K[np.ix_(M, N)].sum(axis=1)
+        a = lemma2_qp(np.ascontiguousarray(K[np.ix_(M, M)]), q, np.argsort(-q, kind="stable"), float(N.size),
                       1e-12, 10 * M.size + 50)
         a[a < _FREE_ATOL] = 0.0
         a[a > 1.0 - _FREE_ATOL] = 1.0

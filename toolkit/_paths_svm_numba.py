@@ -58,44 +58,53 @@ def _cho_solve(C, b):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
+def _bordered_solve(KE, yE, ridge):  # pragma: no cover - compiled
+    """``KE c + b0 1 = yE``, ``1ᵀ c = 0`` through a Cholesky factor of ``KE + ridge I``;
+    returns ``(c, b0, residual)`` with the residual of the unregularised system."""
+    m = yE.size
+    C, ok = _cholesky(KE, ridge)
+    if not ok:
+        return np.zeros(m), 0.0, np.inf
+    u = _cho_solve(C, yE)
+    v = _cho_solve(C, np.ones(m))
+    b0 = u.sum() / v.sum()
+    c = u - b0 * v
+    res = abs(c.sum())
+    for a in range(m):
+        t = b0 - yE[a]
+        for b in range(m):
+            t += KE[a, b] * c[b]
+        res = max(res, abs(t))
+    return c, b0, res
+
+
+@numba.njit(cache=True)
 def _direction(K, y, elbow, ridge):  # pragma: no cover - compiled
-    """``(c, b0, singular)`` with ``K_EE c + b0 1 = y_E``, ``1ᵀ c = 0`` (see ``_elbow_direction``)."""
+    """``(c, b0, singular)`` with ``K_EE c + b0 1 = y_E``, ``1ᵀ c = 0`` (see ``_elbow_direction``).
+
+    A singular elbow system (duplicated points, rank-deficient kernels) is solved with
+    ``K_EE + δ I``, ``δ = ridge`` or, when ``ridge = 0``, ``δ = 1e-12 · max diag K_EE``: the ridge
+    step, whose limit δ → 0 is the minimum-norm least-squares step of the NumPy reference.
+    """
     m = elbow.size
     KE = np.empty((m, m))
     yE = np.empty(m)
+    dmax = 0.0
     for a in range(m):
         yE[a] = y[elbow[a]]
         for b in range(m):
             KE[a, b] = K[elbow[a], elbow[b]]
-    C, ok = _cholesky(KE, 0.0)
-    if ok:
-        u = _cho_solve(C, yE)
-        v = _cho_solve(C, np.ones(m))
-        b0 = u.sum() / v.sum()
-        c = u - b0 * v
-        res = np.abs(KE @ c + b0 - yE).max()
-        dmax = 0.0
-        for a in range(m):
-            dmax = max(dmax, KE[a, a])
-        res += abs(c.sum()) * dmax
-        if np.isfinite(res) and res <= 1e-7:
-            return c, b0, False
-    if ridge > 0.0:
-        C, ok = _cholesky(KE, ridge)
-        u = _cho_solve(C, yE)
-        v = _cho_solve(C, np.ones(m))
-        b0 = u.sum() / v.sum()
-        return u - b0 * v, b0, True
-    A = np.zeros((m + 1, m + 1))
-    rhs = np.zeros(m + 1)
-    for a in range(m):
-        A[0, a + 1] = 1.0
-        A[a + 1, 0] = 1.0
-        rhs[a + 1] = yE[a]
-        for b in range(m):
-            A[a + 1, b + 1] = KE[a, b]
-    sol = np.linalg.lstsq(A, rhs, 2.2e-16 * (m + 1))[0]
-    return sol[1:].copy(), sol[0], True
+        dmax = max(dmax, KE[a, a])
+    c, b0, res = _bordered_solve(KE, yE, 0.0)
+    if np.isfinite(res) and res * max(1.0, dmax) <= 1e-7:
+        return c, b0, False
+    delta = ridge if ridge > 0.0 else 1e-12 * max(dmax, 1e-300)
+    for _ in range(8):
+        c, b0, res = _bordered_solve(KE, yE, delta)
+        if np.isfinite(res):
+            break
+        delta *= 100.0
+    return c, b0, True
 
 
 @numba.njit(cache=True)
@@ -315,16 +324,20 @@ def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, m
 
 
 @numba.njit(cache=True)
-def lemma2_qp(H, q, total, tol, max_iter):  # pragma: no cover - compiled
+def lemma2_qp(H, q, order, total, tol, max_iter):  # pragma: no cover - compiled
     """Compiled twin of ``_paths_svm._lemma2_qp``: exact primal active set for
-    ``min ½ aᵀ H a - qᵀ a`` s.t. ``0 <= a <= 1``, ``Σ a = total``."""
+    ``min ½ aᵀ H a - qᵀ a`` s.t. ``0 <= a <= 1``, ``Σ a = total``; ``order`` sorts ``q``
+    decreasingly (the start vertex puts ones on the first ``total``)."""
     n = q.size
     a = np.zeros(n)
-    order = np.argsort(-q, kind="mergesort")
     for k in range(int(total)):
         a[order[k]] = 1.0
     free = np.zeros(n, dtype=np.bool_)
-    grad = H @ a - q
+    grad = -q.copy()
+    for j in range(n):
+        if a[j] != 0.0:
+            for i in range(n):
+                grad[i] += H[i, j] * a[j]
     scale = 1.0 + np.abs(grad).max()
     for _ in range(max_iter):
         m = 0
@@ -349,27 +362,38 @@ def lemma2_qp(H, q, total, tol, max_iter):  # pragma: no cover - compiled
             if free[i]:
                 F[k] = i
                 k += 1
-        kkt = np.zeros((m + 1, m + 1))
-        rhs = np.zeros(m + 1)
+        HF = np.empty((m, m))
+        gF = np.empty(m)
+        dmax = 0.0
         for r in range(m):
+            gF[r] = grad[F[r]]
             for c in range(m):
-                kkt[r, c] = H[F[r], F[c]]
-            kkt[r, m] = 1.0
-            kkt[m, r] = 1.0
-            rhs[r] = -grad[F[r]]
-        sol = np.linalg.lstsq(kkt, rhs, 2.2e-16 * (m + 1))[0]
-        mu = sol[m]
+                HF[r, c] = H[F[r], F[c]]
+            dmax = max(dmax, HF[r, r])
+        # equality-constrained step: H_FF p + μ 1 = -g_F, 1ᵀ p = 0 (ridge only if H_FF is singular)
+        delta = 0.0
+        for _ in range(10):
+            Cf, ok = _cholesky(HF, delta)
+            if ok:
+                break
+            delta = 1e-12 * max(dmax, 1e-300) if delta == 0.0 else delta * 100.0
+        u = _cho_solve(Cf, gF)
+        v = _cho_solve(Cf, np.ones(m))
+        mu = -u.sum() / v.sum()
+        sol = -(u + mu * v)
         big = 0.0
         for r in range(m):
             big = max(big, abs(sol[r]))
+        if big * max(1.0, dmax) <= 1e-13:
+            big = 0.0
         if big <= 1e-13:
             k_best, v_best = -1, -np.inf
             for i in range(n):
                 if free[i]:
                     continue
-                v = -(grad[i] + mu) if a[i] == 0.0 else grad[i] + mu
-                if v > v_best:
-                    k_best, v_best = i, v
+                viol = -(grad[i] + mu) if a[i] == 0.0 else grad[i] + mu
+                if viol > v_best:
+                    k_best, v_best = i, viol
             if k_best < 0 or v_best <= tol * scale:
                 break
             free[k_best] = True
