@@ -11,7 +11,7 @@ import html
 import numpy as np
 
 __all__ = ["split_errors", "paper_table", "helped_table", "rank_table", "runtime_figure", "error_figure",
-           "selection_figure", "format_mean_sd", "catalogue_table", "image_grid"]
+           "selection_figure", "format_mean_sd", "catalogue_table", "image_grid", "selected_parameters"]
 
 
 def format_mean_sd(mean, sd, digits=1):
@@ -258,3 +258,21 @@ def image_grid(X, labels, *, shape, order="C", per_class=6, title=""):
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     return fig
+
+
+def selected_parameters(results):
+    """The refitted parameters of each task × method × scenario: the most frequent choice over the
+    splits and how many splits chose it (kernel settings included)."""
+    import json
+
+    import pandas as pd
+
+    refit = results[(results["fold"].astype(str) == "refit") & (results["metric"] == "test_error")]
+    rows = []
+    for (scenario, task, method), group in refit.groupby(["scenario", "task", "method"], sort=False):
+        counts = group["params"].value_counts()
+        params = json.loads(counts.index[0])
+        shown = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in params.items())
+        rows.append({"scenario": scenario, "task": task, "method": method, "most frequent choice": shown,
+                     "splits": f"{counts.iloc[0]} of {group['split'].nunique()}"})
+    return pd.DataFrame(rows)
