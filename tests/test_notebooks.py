@@ -107,6 +107,10 @@ def test_runner_renders_report_skips_finished_and_survives_failures(tmp_path, mi
     key, task, method, scenario, error = summary.failures[0]
     assert (task, method) == ("Moons A", "svc") and "C" in error
     assert "configuration" in (out / "tiny" / "runs" / key / "error.txt").read_text()
+    import pandas as pd
+
+    failures = pd.read_csv(out / "tiny" / "failures.csv")  # with the configuration that produced the error
+    assert json.loads(failures["grid"][0]) == {"C": [-1.0]} and "C" in failures["error"][0]
     html = (out / "tiny" / "report.html").read_text()
     assert len(re.findall(r"<table", html)) >= 2
     assert len(re.findall(r"<img", html)) >= 2
@@ -118,3 +122,13 @@ def test_runner_renders_report_skips_finished_and_survives_failures(tmp_path, mi
     assert again.n_skipped == 2 and again.n_run == 1
     params = json.loads((out / "tiny" / "runs" / key / "parameters.json").read_text())
     assert params["grid"] == {"C": [-1.0]}
+
+
+def test_comparison_report_runs_on_its_default_sample(tmp_path, kernel):
+    out = tmp_path / "report.ipynb"
+    papermill.execute_notebook(str(notebooks_dir() / "comparison_report.ipynb"), str(out), kernel_name=kernel,
+                               progress_bar=False, cwd=str(notebooks_dir()))
+    records = read_records(out)
+    assert records["n_results"] > 0
+    helped = records["helped"]
+    assert {"s2rlsc", "lapsvm"} <= set(helped["method"]) and helped["pvalue"].notna().any()

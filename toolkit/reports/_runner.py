@@ -202,7 +202,10 @@ def run_experiment(experiment, *, output="reports", quick=False, jobs=1, log=pri
     results = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     if frames:
         _atomic_write_csv(results_path, results)
-    failures_frame = pd.DataFrame(failures, columns=["config", "task", "method", "scenario", "error"])
+    params_of = {c.key: c.parameters for c in exp.configurations}
+    failures_frame = pd.DataFrame(
+        [(*f, json.dumps(params_of[f[0]]["grid"]), json.dumps(params_of[f[0]]["fixed"])) for f in failures],
+        columns=["config", "task", "method", "scenario", "error", "grid", "fixed"])
     _atomic_write_csv(folder / "failures.csv", failures_frame)
     published = pd.DataFrame(list(exp.published),
                              columns=["task", "method", "scenario", "metric", "mean", "sd", "source"])
