@@ -119,7 +119,7 @@ class RLSCResult:
 
     def _rows(self):
         return [("kernel", self.kernel), ("offset", self.offset), ("lambda", f"{self.lam:.6g}"),
-                ("n_labeled", self.coefficients.shape[0]), ("classes (-1, +1)", list(self.classes)),
+                ("n_labeled", self.coefficients.shape[0]), ("classes (-1, +1)", self.classes.tolist()),
                 ("objective (eq. 4)", f"{self.objective:.8g}"), ("time [s]", f"{self.time:.4f}")]
 
     def summary(self):

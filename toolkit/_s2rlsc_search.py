@@ -151,6 +151,25 @@ def _sample_valid_coordinate(y, n_positive, first, balance, eps):  # pragma: no 
 
 
 @numba.njit(cache=True)
+def _select_smallest(keys, n_keys, k, out):  # pragma: no cover - compiled
+    """Indices of the ``k`` smallest of ``keys[:n_keys]`` in increasing order, ties to the lower index
+    (parents come first, so a tie keeps the parent).  O(k · n_keys); here k = μ and n_keys ≤ μ + ν."""
+    for s in range(k):
+        best = -1
+        for i in range(n_keys):
+            taken = False
+            for t in range(s):
+                if out[t] == i:
+                    taken = True
+                    break
+            if taken:
+                continue
+            if best < 0 or keys[i] < keys[best]:
+                best = i
+        out[s] = best
+
+
+@numba.njit(cache=True)
 def evolutionary_search(Y, S, F, n_positive, M, V, d2, diag, lowrank, first, balance, eps, tol,
                         nu, seed, max_generations, patience, history):  # pragma: no cover - compiled
     """(μ+ν)-EA, Algorithm 2 of Gieseke et al. (2012), in place on the population.
@@ -173,6 +192,7 @@ def evolutionary_search(Y, S, F, n_positive, M, V, d2, diag, lowrank, first, bal
     child_coord = np.empty(nu, dtype=np.int64)
     child_F = np.empty(nu)
     keys = np.empty(mu + nu)
+    ranking = np.empty(mu, dtype=np.int64)
     Y_new = np.empty((mu, n))
     S_new = np.empty((mu, dim))
     F_new = np.empty(mu)
@@ -198,7 +218,7 @@ def evolutionary_search(Y, S, F, n_positive, M, V, d2, diag, lowrank, first, bal
             keys[mu + n_children] = F[p] + delta + tol       # a child must win by more than tol
             n_children += 1
         keys[:mu] = F
-        ranking = np.argsort(keys[:mu + n_children], kind="mergesort")   # Steps 10-11, stable
+        _select_smallest(keys, mu + n_children, mu, ranking)            # Steps 10-11
         changed = False
         for s in range(mu):
             if ranking[s] >= mu:
