@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._experiments import Configuration, Experiment, load_experiment, notebooks_dir
-from ._record import read_records
+from ._record import RECORD_MIME, read_records
 
 __all__ = ["run_experiment", "render_report", "RunSummary", "kernel_name"]
 
@@ -238,7 +238,11 @@ def render_report(experiment: Experiment, folder: Path, *, alpha: float = 0.05, 
     exporter.exclude_input = True
     exporter.exclude_input_prompt = True
     exporter.exclude_output_prompt = True
-    body, _ = exporter.from_notebook_node(nbformat.read(str(notebook), as_version=4))
+    node = nbformat.read(str(notebook), as_version=4)
+    for cell in node.cells:  # recorded values are for machines (tests, the runner), not for the reader
+        if "outputs" in cell:
+            cell.outputs = [o for o in cell.outputs if RECORD_MIME not in o.get("data", {})]
+    body, _ = exporter.from_notebook_node(node)
     html_path = folder / "report.html"
     _atomic_write_text(html_path, body)
     log(f"report: {html_path}")
