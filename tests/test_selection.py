@@ -223,3 +223,16 @@ def test_laplacian_methods_share_the_graph_and_warm_start(moons):
     fit = laprlsc(X[split.labeled], y[split.labeled], X[split.unlabeled], kernel="rbf", sigma=0.5, **best)
     assert cv.test_error == pytest.approx(np.mean(fit.predict(X[split.test]) != y[split.test]) * 100)
 
+
+
+def test_selection_plot_marks_lambda_min_and_1se(moons):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    X, y, split = moons
+    cv = select("rlsc", X, y, split, grid={"lam": [1e-4, 1e-2, 1.0]}, fixed={"kernel": "rbf", "sigma": 0.5},
+                n_folds=3, rng=0, progress=False)
+    fig = cv.plot()
+    labels = [line.get_label() for line in fig.axes[0].get_lines()]
+    assert any(label.startswith("lambda_min") for label in labels)
+    assert any(label.startswith("lambda_1se") for label in labels)

@@ -666,6 +666,35 @@ class Selection:
     seed: int | None
     realistic: bool
 
+    def plot(self, param=None, ax=None):
+        """Selection error (mean ± se over folds) along ``param`` (default: the method's
+        regularisation parameter), the other parameters at ``lambda_min``; ``lambda_min`` and
+        ``lambda_1se`` marked, as glmnet's ``plot.cv.glmnet``."""
+        import matplotlib.pyplot as plt
+
+        m = METHODS.get(self.method)
+        if param is None:
+            param = m.regularization[0] if m is not None and m.regularization else next(iter(self.lambda_min))
+        rest = {k: v for k, v in self.lambda_min.items() if k != param}
+        rows = [(json.loads(p), mean, se) for p, mean, se in
+                zip(self.summary_table["params"], self.summary_table["mean"], self.summary_table["se"])]
+        curve = sorted((p[param], mean, se) for p, mean, se in rows
+                       if param in p and all(p.get(k) == v for k, v in rest.items()))
+        if ax is None:
+            _, ax = plt.subplots(figsize=(5, 3.2))
+        x = np.array([c[0] for c in curve], dtype=float)
+        ax.errorbar(x, [c[1] for c in curve], yerr=[c[2] for c in curve], marker="o", capsize=3)
+        if (x > 0).all():
+            ax.set_xscale("log")
+        for name, chosen, style in (("lambda_min", self.lambda_min, "--"), ("lambda_1se", self.lambda_1se, ":")):
+            if param in chosen:
+                ax.axvline(float(chosen[param]), color="gray", linestyle=style, label=f"{name} = {chosen[param]:g}")
+        ax.set_xlabel(param)
+        ax.set_ylabel("selection error (%)")
+        ax.set_title(f"{self.method}, {self.scenario}", fontsize=10)
+        ax.legend(fontsize=8)
+        return ax.figure
+
     def summary(self) -> str:
         lines = [f"Model selection for {self.method!r}, scenario {self.scenario}"
                  + ("" if self.realistic else "  [NON-REALISTIC: parameters chosen on the test set]"),
