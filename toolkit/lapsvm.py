@@ -135,7 +135,7 @@ class LapSVMResult:
             f"{self.params['solver']} ({self.method}, {self.loss} loss)",
             f"  n = {self.params['n_labeled']} labelled + {self.params['n_unlabeled']} unlabelled, "
             f"classes = {self.classes.tolist()}",
-            f"  kernel = {self.params['kernel']} (sigma={self.params['sigma']}), neighbors = "
+            f"  kernel = {self._kernel_text()}, neighbors = "
             f"{self.params['neighbors']}, Laplacian power p = {self.params['degree']}, "
             f"normalized = {self.params['normalized']}",
             f"  gamma_A = {self.params['gamma_A']:g}, gamma_I = {self.params['gamma_I']:g}",
@@ -145,6 +145,14 @@ class LapSVMResult:
             f"  time: kernel {t['kernel']:.3f} s, graph {t['graph']:.3f} s, solve {t['solve']:.3f} s",
         ]
         return "\n".join(lines)
+
+    def _kernel_text(self):
+        p = self.params
+        if p["kernel"] == "rbf":
+            return f"rbf (sigma={p['sigma']:g})"
+        if p["kernel"] == "polynomial":
+            return f"polynomial (kernel_degree={p['kernel_degree']}, coef0={p['coef0']:g})"
+        return getattr(p["kernel"], "__name__", str(p["kernel"]))
 
     def __repr__(self):
         return (f"LapSVMResult(method={self.method!r}, loss={self.loss!r}, status={self.status}, "
