@@ -47,7 +47,7 @@ from toolkit._validation import check_option, check_scalar
 __all__ = ["Progress", "Check", "StopEvent", "Monitor",
            "StabilityCheck", "ValidationCheck", "MixedCheck",
            "GradientNorm", "PreconditionedGradientNorm", "MixedProduct", "RelativeObjectiveDecrease",
-           "make_rule", "RULE_NAMES", "default_period"]
+           "make_rule", "start_monitor", "RULE_NAMES", "default_period"]
 
 #: η of Algorithm 2: stop when fewer than 1.5 % of the unlabelled decisions changed.
 STABILITY_ETA = 0.015
