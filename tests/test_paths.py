@@ -251,6 +251,23 @@ def test_two_points_have_no_event():
         assert _rel(path.decision_function(Kt, lam), _svc(K, y, lam).decision_function(Kt)) < 1e-9
 
 
+def test_path_without_any_event():
+    # linear kernel of rank 3, 3 vs 11 points: the minority never reaches the elbow at λ > 0
+    rng = np.random.default_rng(2)
+    n = int(rng.integers(4, 16))
+    X = rng.normal(size=(n, 2))
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    y[0], y[1] = 1.0, -1.0
+    K = X @ X.T + 1.0
+    path = svm_path(K, y)
+    assert path.status == 5 and path.breakpoints.size == 1 and path.n_iter == 0
+    # (libsvm needs 1e8 iterations on this degenerate problem: the float64 certificate is used)
+    for lam in (50.0, 5.0, 0.5, 1e-3):
+        gap, primal = _primal_dual_gap(K, y, path, lam)
+        assert abs(gap) <= 1e-9 * max(1.0, primal)
+        assert _kkt_from_scratch(K, y, *path.coef(lam), lam) < 1e-9
+
+
 @settings(max_examples=25)
 @given(st.integers(2, 14), st.integers(0, 2**31 - 1), st.booleans())
 def test_random_small_problems(n, seed, duplicate):

@@ -34,6 +34,7 @@ _STATUS_MESSAGES = {
     2: "Stopped at the requested lambda_min.",
     3: "Stopped after max_iter events before the path was complete.",
     4: "Stopped at the numerical floor λ⁰·1e-12, below which margins are not resolved in double precision.",
+    5: "No point ever reaches the elbow: one segment for all λ > 0 (the breakpoint is a reference λ).",
 }
 _FLOOR = 1e-12            # the path is not followed below λ⁰ · _FLOOR
 _TIE_RTOL = 1e-9          # events closer than this (relative to λ) are processed together
@@ -425,9 +426,12 @@ def svm_path(K, y, *, lambda_min=None, max_iter=None, ridge=0.0, refresh=250):
     max_iter : int, default=None
         At most this many events; ``None`` means ``50 n_samples + 100``.
     ridge : float, default=0.0
-        How a singular elbow system (duplicated points, a rank-deficient kernel) is solved:
-        0 takes the least-squares (minimum-norm) step, ``ridge > 0`` solves with
-        ``K_EE + ridge I``. Every such step is counted in ``n_singular_steps``.
+        How a singular elbow system (duplicated points, a rank-deficient kernel: the Cholesky
+        factorisation of ``K_EE`` fails or leaves a residual above 1e-7) is solved: with
+        ``K_EE + δ I``, ``δ = ridge``, or ``δ = 1e-12 · max diag K_EE`` when ``ridge = 0`` (the
+        ridge step, whose limit is the minimum-norm least-squares step). Duplicates then share
+        their α equally. Every such step is counted in ``n_singular_steps`` and flagged in
+        ``history["singular"]``; the decision function stays exact (only α is non-unique).
     refresh : int, default=250
         Recompute ``h = K (y α) + α₀`` from scratch every ``refresh`` events (limits drift).
 
@@ -454,8 +458,16 @@ def svm_path(K, y, *, lambda_min=None, max_iter=None, ridge=0.0, refresh=250):
     feasible interval is reported, as libsvm does) and the path resumes where the interval
     collapses, with one positive and one negative point entering the elbow.
 
+    *End*. The path stops when L empties (then α, α₀ and h are proportional to λ: f is fixed
+    down to 0), when no further event exists, at ``lambda_min``, or at the numerical floor
+    ``λ⁰ · 1e-12``; ``status`` and ``message`` say which. When no point ever reaches the
+    elbow (possible with rank-deficient kernels and unbalanced classes) the path is one
+    segment for all λ (``status = 5``).
+
     *Cost*: ``O(l m)`` per event plus ``O(m³)`` for the elbow system (``m = |E|``), and
-    typically ``O(l)`` events, i.e. a small multiple of one SVM fit.
+    typically ``O(l)`` events (1.5-1.8 l in ``benchmarks/bench_paths.py``). The event loop is
+    compiled with numba (``_paths_svm_numba.follow``; the first call compiles it, cached on
+    disk); ``_svm_path_reference`` is the same algorithm in NumPy.
 
     References
     ----------
@@ -540,18 +552,43 @@ def _initialize(K, y):
         alpha0 = lam0 - bounds[3]
         top = (1, np.nan, bounds)
     if not np.isfinite(lam0) or lam0 <= 0:
-        raise ValueError("svm_path: the kernel does not separate the two classes at all "
-                         f"(λ⁰ = {lam0!r}); check that K is not constant.")
+        # no point ever reaches the elbow at λ > 0 (e.g. a rank-deficient kernel where the
+        # minority stays in L): the segment above λ⁰ extends down to 0; report it at a
+        # reference λ on the kernel's scale
+        lam0 = max(float(np.max(np.diag(K))), np.finfo(float).tiny)
+        alpha0 = (top[1] * lam0 - h_free) if top[0] == 0 else _midpoint_alpha0(lam0, top[2])
+        return alpha, alpha0, -lam0, state, how, top
     h = hstar + alpha0
     margin = y * h - lam0
     state[np.abs(margin) <= _TIE_RTOL * lam0 * 10] = _ELBOW
     return alpha, alpha0, lam0, state, how, top
 
 
+def _single_segment_path(K, y, alpha, alpha0, lam, state, how, top):
+    """The path when no event exists at any λ > 0 (``_initialize`` returned a negative λ)."""
+    h = K @ (y * alpha) + alpha0
+    kind, slope, bounds = top
+    history = {"kkt_violation": np.array([_kkt_violation(h, lam, alpha, y, state)]),
+               "singular": np.array([False]), "event": np.array([f"start ({how}); no event"], dtype=object)}
+    result = SvmPath(
+        breakpoints=np.array([lam]), alphas=alpha[None, :].copy(), alpha0s=np.array([alpha0]),
+        elbow_sizes=np.array([int((state == _ELBOW).sum())]), y=y.copy(), status=5, message=_STATUS_MESSAGES[5],
+        converged=True, n_iter=0, lambda_stop=None, n_singular_steps=0, history=history, initialization=how,
+        _segment_kind=np.array([kind]), _segment_bounds=np.asarray(bounds)[None, :],
+        _top_kind=int(kind), _top_slope=float(slope), _top_bounds=np.asarray(bounds),
+        _tail_direction=np.zeros(y.size), _tail_slope0=float(slope) if kind == 0 else 0.0,
+    )
+    for name in ("breakpoints", "alphas", "alpha0s", "elbow_sizes", "y"):
+        getattr(result, name).setflags(write=False)
+    return result
+
+
 def _svm_path_reference(K, y, lambda_min, max_iter, ridge, refresh):
     """Plain NumPy implementation of the path (the reference for the compiled :func:`_svm_path`)."""
     l = y.size
     alpha, alpha0, lam, state, how, (top_kind, top_slope, top_bounds) = _initialize(K, y)
+    if lam < 0:
+        return _single_segment_path(K, y, alpha, alpha0, -lam, state, how, (top_kind, top_slope, top_bounds))
     floor = lam * _FLOOR
     if lambda_min is not None and lambda_min < floor:
         lambda_min = None
@@ -742,6 +779,8 @@ def _svm_path(K, y, lambda_min, max_iter, ridge, refresh):
     y = np.ascontiguousarray(y, dtype=np.float64)
     l = y.size
     alpha, alpha0, lam, state, how, (top_kind, top_slope, top_bounds) = _initialize(K, y)
+    if lam < 0:
+        return _single_segment_path(K, y, alpha, alpha0, -lam, state, how, (top_kind, top_slope, top_bounds))
     state = state.astype(np.int64)
     floor = lam * _FLOOR
     if lambda_min is not None and lambda_min < floor:
