@@ -41,8 +41,9 @@ def _best(fn, repeat):
     return min(times), out
 
 
-def bench_svm(sizes, repeat, n_lambdas=100, decades=4.0):
-    print(f"SVM path vs SVC at {n_lambdas} λ (λ⁰ .. λ⁰·1e-{decades:g}), RBF σ=1, 2-d overlapping classes")
+def bench_svm(sizes, repeat, n_lambdas=100, decades=4.0, svc_tol=1e-3):
+    print(f"SVM path vs SVC(tol={svc_tol:g}) at {n_lambdas} λ (λ⁰ .. λ⁰·1e-{decades:g}), RBF σ=1, "
+          "2-d overlapping classes")
     print(f"{'l':>6} {'bps':>6} {'bps/l':>6} {'max|E|':>6} {'path s':>8} {'SVC x100 s':>10} "
           f"{'1 SVC s':>8} {'path/1 SVC':>10} {'path/100 SVC':>12}")
     svm_path(*_data(40))                                   # compile the event loop once
@@ -55,7 +56,7 @@ def bench_svm(sizes, repeat, n_lambdas=100, decades=4.0):
 
         def fit_all():
             for lam in grid:
-                SVC(C=1.0 / lam, kernel="precomputed").fit(K, y)
+                SVC(C=1.0 / lam, kernel="precomputed", tol=svc_tol).fit(K, y)
         t_svc, _ = _best(fit_all, max(1, repeat - 1))
         one = t_svc / n_lambdas
         print(f"{l:6d} {path.breakpoints.size:6d} {path.breakpoints.size / l:6.2f} {int(path.elbow_sizes.max()):6d} "
@@ -76,12 +77,13 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[200, 500, 1000])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--svc-tol", type=float, default=1e-3, help="SVC's tol (scikit-learn default 1e-3)")
     parser.add_argument("--threads", type=int, default=1,
                         help="BLAS threads for every timed call (1: fair on a shared machine)")
     args = parser.parse_args(argv)
     from threadpoolctl import threadpool_limits
     with threadpool_limits(limits=args.threads):
-        bench_svm(args.sizes, args.repeat)
+        bench_svm(args.sizes, args.repeat, svc_tol=args.svc_tol)
         bench_rls(args.sizes, args.repeat)
 
 

@@ -29,7 +29,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from toolkit._paths_svm import SvmPath, _svm_path
-from toolkit._validation import check_features, check_matrix, check_option, check_scalar
+from toolkit._validation import check_features, check_matrix, check_scalar
 
 __all__ = ["LaplacianSvmPath", "laplacian_svm_path", "effective_kernel"]
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import dataclasses
 import numbers
 import warnings
-from typing import Any
 
 import numpy as np
 import scipy.linalg as sla
