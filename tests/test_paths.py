@@ -480,3 +480,18 @@ def test_compiled_lemma2_qp_equals_the_numpy_reference():
     np.testing.assert_allclose(lemma2_qp(H, q, np.argsort(-q, kind="stable"), float(N.size), 1e-12, 1000),
                                _lemma2_qp(H, q, float(N.size)),
                                atol=1e-10)
+
+
+def test_laplacian_path_equals_lapsvm_dual():
+    """At λ = 2 γ_A and r = γ_I / γ_A the path is toolkit.lapsvm_dual (Melacci & Belkin eq. 5-6)."""
+    from toolkit import lapsvm_dual
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 2))
+    y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1.0, -1.0)
+    path = laplacian_svm_path(X[:10], y[:10], X[10:], sigma=0.8, neighbors=5, gamma_ratio=10.0)
+    Xt = rng.normal(size=(20, 2))
+    for gamma_A in (0.05, 0.5):
+        ref = lapsvm_dual(X[:10], y[:10], X[10:], sigma=0.8, gamma_A=gamma_A, gamma_I=10.0 * gamma_A, neighbors=5,
+                          tol=1e-12)
+        lam = 2 * gamma_A
+        assert _rel(path.decision_function(Xt, lam), ref.decision_function(Xt)) < _svc_tol(lam) * 10
