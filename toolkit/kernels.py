@@ -48,17 +48,41 @@ def _blocks(n_rows, n_cols, block_size):
         yield slice(start, min(start + block_size, n_rows))
 
 
-@numba.njit(parallel=True, cache=True, fastmath=False)
-def _rbf_from_gram_inplace(G, sq_x, sq_z, scale):  # pragma: no cover - compiled
-    """G[i, j] <- exp(scale * max(sq_x[i] + sq_z[j] - 2 G[i, j], 0)), one fused pass."""
-    n, m = G.shape
-    for i in numba.prange(n):
-        si = sq_x[i]
-        for j in range(m):
-            d2 = si + sq_z[j] - 2.0 * G[i, j]
-            if d2 < 0.0:
-                d2 = 0.0
-            G[i, j] = np.exp(scale * d2)
+_CHUNK_BYTES = 2**20   # row chunks of ~1 MiB keep the element-wise passes in cache
+
+
+def _rbf_from_gram_inplace(G, sq_x, sq_z, scale):
+    """G[i, j] <- exp(scale * max(sq_x[i] + sq_z[j] - 2 G[i, j], 0)), in place.
+
+    Row chunks of about 1 MiB: each chunk is read from memory once and the six
+    element-wise steps (NumPy's SIMD ufuncs, including ``exp``) run in cache.
+    """
+    chunk = max(1, _CHUNK_BYTES // (8 * max(G.shape[1], 1)))
+    for start in range(0, G.shape[0], chunk):
+        g = G[start:start + chunk]
+        g *= -2.0
+        g += sq_x[start:start + chunk, None]
+        g += sq_z[None, :]
+        np.maximum(g, 0.0, out=g)          # round-off can make a squared distance negative
+        g *= scale
+        np.exp(g, out=g)
+
+
+@numba.njit(parallel=True, cache=True)
+def _mirror_upper_to_lower(K):  # pragma: no cover - compiled
+    """K[i, j] <- K[j, i] for j < i, in 64 × 64 tiles so both reads and writes stay in cache."""
+    n = K.shape[0]
+    tile = 64
+    n_tiles = (n + tile - 1) // tile
+    for bi in numba.prange(n_tiles):
+        i0 = bi * tile
+        i1 = min(i0 + tile, n)
+        for bj in range(bi + 1):
+            j0 = bj * tile
+            j1 = min(j0 + tile, n)
+            for i in range(i0, i1):
+                for j in range(j0, min(j1, i)):
+                    K[i, j] = K[j, i]
 
 
 def _prepare(X, Z, func):
@@ -113,10 +137,11 @@ def rbf_kernel(X, Z=None, *, sigma, block_size=None):
 
     Notes
     -----
-    Computed as ``exp(-(||x||² + ||z||² - 2 xᵀz) / (2σ²))``: one matrix product (BLAS;
-    SYRK when ``Z is None``) and one fused, compiled, in-place pass over the output, so the
-    cost is that of the product plus O(nm) and the only n × m buffer is the result. For a
-    cross kernel the product is done in row blocks (``block_size``).
+    Computed as ``exp(-(||x||² + ||z||² - 2 xᵀz) / (2σ²))``: matrix products in row blocks
+    (BLAS GEMM written straight into the output; for ``Z is None`` only the upper triangle, then
+    mirrored by a compiled tiled transpose, so the flops are about half of the full product), then
+    in-place element-wise passes over cache-sized chunks, so the cost is that of the product plus
+    O(nm) and the only n × m buffer is the result.
     Round-off can make ``||x||² + ||z||² - 2 xᵀz`` slightly negative; it is clipped at 0.
 
     Examples
@@ -133,10 +158,24 @@ def rbf_kernel(X, Z=None, *, sigma, block_size=None):
     sq_z = sq_x if same else _row_sq_norms(Z)
     scale = -1.0 / (2.0 * sigma * sigma)
     if same:
-        # one product for the whole output (NumPy routes X Xᵀ to SYRK: half the flops,
-        # exactly symmetric), then one fused in-place pass; no temporary beyond K itself
-        K = _gram(X, X)
-        _rbf_from_gram_inplace(K, sq_x, sq_x, scale)
+        # Gram case: only the upper triangle, in row blocks [a, b) × [a, n) (GEMM: about half the
+        # flops of the full product, like SYRK, whose multi-threaded OpenBLAS path is avoided: it
+        # crashed for n = 20 000), one fused compiled pass per block, then a tiled mirror. Exactly
+        # symmetric, unit diagonal; the temporary is one block of at most ~256 MiB.
+        n = X.shape[0]
+        K = np.empty((n, n))
+        if block_size is None:   # ~16 blocks: the triangle costs (1 + 1/16) / 2 of the full product
+            block_size = min(max(256, -(-n // 16)), max(1, _DEFAULT_BLOCK_BYTES // (8 * n)))
+        Xt = None if sp.issparse(X) else X.T
+        for rows in _blocks(n, n, block_size):
+            a, b = rows.start, rows.stop
+            upper = K[a:b, a:]                 # a view with leading dimension n: GEMM writes in place
+            if Xt is None:
+                upper[...] = _gram(X[a:b], X[a:])
+            else:
+                np.matmul(X[a:b], Xt[:, a:], out=upper)
+            _rbf_from_gram_inplace(upper, sq_x[a:b], sq_x[a:], scale)
+        _mirror_upper_to_lower(K)
         np.fill_diagonal(K, 1.0)
         return K
     K = np.empty((X.shape[0], Z.shape[0]))
