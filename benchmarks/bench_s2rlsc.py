@@ -32,7 +32,7 @@ import numpy as np
 
 from toolkit import s2rlsc
 from toolkit._s2rlsc_reference import s2rlsc_naive
-from toolkit.s2rlsc import ConvergenceWarning
+from toolkit.rls import ConvergenceWarning
 
 
 def gaussian2c(n, d, seed):

@@ -19,8 +19,8 @@ from toolkit.selection import Indices, select
 
 
 def naive(method, X, y, split, grid, fixed, n_folds, seed):
-    from toolkit.lapsvm import laprlsc
-    from toolkit.s2rlsc import rlsc
+    from toolkit.manifold import laprlsc
+    from toolkit.rls import rlsc
 
     solver = {"rlsc": rlsc, "laprlsc": laprlsc}[method]
     labeled = split.labeled

@@ -17,3 +17,9 @@ def test_lazy_namespace_resolves_every_export():
     for name, module in toolkit._EXPORTS.items():
         assert getattr(toolkit, name) is getattr(__import__(module, fromlist=[name]), name)
     assert set(toolkit._EXPORTS) <= set(dir(toolkit))
+
+
+def test_no_submodule_shares_a_name_with_an_export():
+    import pkgutil
+    modules = {m.name for m in pkgutil.iter_modules(toolkit.__path__)}
+    assert not modules & set(toolkit._EXPORTS), "a submodule import would shadow the function export"

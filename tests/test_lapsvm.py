@@ -11,7 +11,7 @@ from toolkit._lapsvm_core import exact_line_search
 from toolkit.graphs import laplacian, laplacian_operator
 from toolkit.early_stopping import (GradientNorm, MixedCheck, MixedProduct, PreconditionedGradientNorm,
                                     RelativeObjectiveDecrease, StabilityCheck, ValidationCheck)
-from toolkit.lapsvm import ConvergenceWarning
+from toolkit.manifold import ConvergenceWarning
 
 
 # ------------------------------------------------------------------------------ references
@@ -461,10 +461,12 @@ def test_graph_read_off_the_kernel_gives_the_same_model():
         lapsvm(X[:6], y[:6], X[6:], neighbor_search="kd")
 
 
-def test_module_and_function_share_the_name_lapsvm():
-    """After `import toolkit.lapsvm`, `from toolkit import lapsvm` may yield the module: it must work too."""
+def test_top_level_names_are_the_functions_whatever_the_import_order():
+    """Importing the family modules first must not shadow the top-level functions (PEP 562 exports)."""
     import importlib
-    module = importlib.import_module("toolkit.lapsvm")
-    X, y = moons(40, 27)
-    r = module(X[:4], y[:4], X[4:], sigma=0.4, gamma_A=1e-2, gamma_I=1.0)
-    assert r.objective == pytest.approx(lapsvm(X[:4], y[:4], X[4:], sigma=0.4, gamma_A=1e-2, gamma_I=1.0).objective)
+    import toolkit
+    for module in ("toolkit.manifold", "toolkit.rls", "toolkit.paths"):
+        importlib.import_module(module)
+    from toolkit import lapsvm as top, s2rlsc as top_s2rlsc
+    assert top is lapsvm and callable(top_s2rlsc) and top_s2rlsc.__module__ == "toolkit.rls"
+    assert toolkit.laprlsc is laprlsc and toolkit.lapsvm_dual is lapsvm_dual

@@ -19,7 +19,7 @@ from toolkit._s2rlsc_operator import (diagonal_weights, nystrom_features, operat
                                       operator_from_kernel)
 from toolkit._s2rlsc_reference import direct_objective, mmc_naive, s2rlsc_naive
 from toolkit._s2rlsc_search import local_search
-from toolkit.s2rlsc import ConvergenceWarning
+from toolkit.rls import ConvergenceWarning
 
 
 def gaussian2c(n, d, seed, shift=2.5):

@@ -147,7 +147,7 @@ def test_path_methods_share_one_fit_and_agree_with_single_fits(moons):
     grid = {"lam": [1e-3, 1e-1, 10.0]}
     cv = select("rlsc", X, y, split, grid=grid, fixed={"kernel": "rbf", "sigma": 0.5}, n_folds=4, rng=0,
                 progress=False)
-    from toolkit.s2rlsc import rlsc
+    from toolkit.rls import rlsc
 
     for lam in grid["lam"]:
         fit = rlsc(X[split.labeled], y[split.labeled], kernel="rbf", sigma=0.5, lam=lam)
@@ -210,7 +210,7 @@ def test_select_bad_input(moons):
 
 
 def test_laplacian_methods_share_the_graph_and_warm_start(moons):
-    from toolkit.lapsvm import laprlsc
+    from toolkit.manifold import laprlsc
 
     X, y, split = moons
     grid = {"gamma_A": [1e-4, 1e-2], "gamma_I": [0.1, 1.0]}

@@ -4,7 +4,7 @@ Functions first, results as frozen data (see ``STYLE``):
 
 >>> import toolkit
 >>> ds = toolkit.data.load("usps", 2, 5)          # doctest: +SKIP
->>> fit = toolkit.s2rlsc(Xl, yl, Xu, lam=1.0)     # doctest: +SKIP
+>>> fit = toolkit.rls(Xl, yl, Xu, lam=1.0)     # doctest: +SKIP
 
 Public functions are importable from this namespace and from their modules. The
 namespace is loaded lazily (PEP 562), so ``import toolkit`` stays fast for the
@@ -24,23 +24,31 @@ _EXPORTS: dict[str, str] = {
     "rbf_kernel": "toolkit.kernels",
     "polynomial_kernel": "toolkit.kernels",
     "width_heuristic": "toolkit.kernels",
-    # S2RLSC family (Gieseke et al. 2011, 2012)
-    "rlsc": "toolkit.s2rlsc",
-    "s2rlsc": "toolkit.s2rlsc",
-    "mmc": "toolkit.s2rlsc",
-    # Laplacian SVM / RLSC in the primal (Melacci & Belkin 2011)
-    "lapsvm": "toolkit.lapsvm",
-    "laprlsc": "toolkit.lapsvm",
-    "lapsvm_dual": "toolkit.lapsvm",
+    # regularised least squares: RLSC, S2RLSC, maximum margin clustering (Gieseke et al. 2011, 2012)
+    "rlsc": "toolkit.rls",
+    "s2rlsc": "toolkit.rls",
+    "mmc": "toolkit.rls",
+    # manifold regularisation: Laplacian SVM / RLSC in the primal (Melacci & Belkin 2011)
+    "lapsvm": "toolkit.manifold",
+    "laprlsc": "toolkit.manifold",
+    "lapsvm_dual": "toolkit.manifold",
     # solution paths (Wang et al.; Hastie et al. 2004)
     "svm_path": "toolkit.paths",
     "laplacian_svm_path": "toolkit.paths",
     "rlsc_path": "toolkit.paths",
+    "validation_curve": "toolkit.paths",
+    "cv_svm_path": "toolkit.paths",
+    "cv_laplacian_svm_path": "toolkit.paths",
+    # model selection
+    "select": "toolkit.selection",
+    "SemiSupervisedKFold": "toolkit.selection",
 }
 
+# Solver families live in modules named after the family, never after a function: a submodule
+# import binds the package attribute of the same name, which would shadow a function export.
 _SUBMODULES = {
-    "data", "kernels", "graphs", "s2rlsc", "lapsvm", "paths", "early_stopping",
-    "selection", "stats", "estimators", "reports", "cli",
+    "data", "kernels", "graphs", "rls", "manifold", "paths", "early_stopping",
+    "selection", "stats", "reports", "cli",
 }
 
 __all__ = sorted(_EXPORTS) + sorted(_SUBMODULES) + ["__version__"]

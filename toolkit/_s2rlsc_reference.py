@@ -8,7 +8,7 @@ Nothing here is fast on purpose:
   :func:`toolkit._s2rlsc_search.local_search` that recomputes ``F(ȳ) = ȳᵀ M ȳ`` from scratch for
   every candidate flip (O(n²) per evaluation, O(n r) with a low-rank ``M``), the "naive way" of
   Fig. 8 in Gieseke et al. (2012);
-* :func:`s2rlsc_naive` / :func:`mmc_naive` are :func:`toolkit.s2rlsc.s2rlsc` / ``mmc`` with that
+* :func:`s2rlsc_naive` / :func:`mmc_naive` are :func:`toolkit.rls.s2rlsc` / ``mmc`` with that
   engine: the same initialisations and decisions (round-robin order), only the fitness evaluation
   differs, so the two must return the same labelling.
 """
@@ -81,12 +81,12 @@ def naive_local_search(y, state, M, V, d2, diag, lowrank, first, n_positive, bal
 
 
 def s2rlsc_naive(X_labeled, y_labeled, X_unlabeled, **kwargs):
-    """:func:`toolkit.s2rlsc.s2rlsc` with :func:`naive_local_search` as the (1+1) engine."""
-    from toolkit.s2rlsc import _s2rlsc
+    """:func:`toolkit.rls.s2rlsc` with :func:`naive_local_search` as the (1+1) engine."""
+    from toolkit.rls import _s2rlsc
     return _s2rlsc(naive_local_search, X_labeled, y_labeled, X_unlabeled, **kwargs)
 
 
 def mmc_naive(X, **kwargs):
-    """:func:`toolkit.s2rlsc.mmc` with :func:`naive_local_search` as the (1+1) engine."""
-    from toolkit.s2rlsc import _mmc
+    """:func:`toolkit.rls.mmc` with :func:`naive_local_search` as the (1+1) engine."""
+    from toolkit.rls import _mmc
     return _mmc(naive_local_search, X, **kwargs)

@@ -1,4 +1,4 @@
-"""Result objects of :mod:`toolkit.s2rlsc`: frozen dataclasses with ``predict`` and ``summary()``."""
+"""Result objects of :mod:`toolkit.rls`: frozen dataclasses with ``predict`` and ``summary()``."""
 from __future__ import annotations
 
 import html

@@ -16,7 +16,7 @@ In both cases the change of F when ``y_j`` is flipped is ``Δ_j = −4 y_j m_j +
 Only *valid* flips are taken: the fraction of positive unlabelled labels ``p`` after the flip
 must satisfy the balance constraint ``|p − b_c| < ε`` (eq. 5 / 8).
 
-Everything here is private: the public functions in :mod:`toolkit.s2rlsc` validate the input
+Everything here is private: the public functions in :mod:`toolkit.rls` validate the input
 and build the operator; these kernels trust their arguments.
 """
 from __future__ import annotations

@@ -392,20 +392,20 @@ class _AtLambda:
 
 def _fit_rlsc_models(Xl, yl, Xu, values, *, kernel, rng, **params):
     """RLSC at every λ of ``values`` from one eigendecomposition of the kernel (Gieseke et al. 2011, eq. 4)."""
-    from toolkit.s2rlsc import rlsc
+    from toolkit.rls import rlsc
 
     fit = rlsc(Xl, yl, kernel=kernel.for_solver(), lam=float(values[0]), **params)
     return [_AtLambda(fit, float(lam)) for lam in values]
 
 
 def _fit_rlsc(Xl, yl, Xu, *, kernel, rng, lam=1.0, **params):
-    from toolkit.s2rlsc import rlsc
+    from toolkit.rls import rlsc
 
     return rlsc(Xl, yl, kernel=kernel.for_solver(), lam=lam, **params)
 
 
 def _fit_s2rlsc(Xl, yl, Xu, *, kernel, rng, **params):
-    from toolkit.s2rlsc import s2rlsc
+    from toolkit.rls import s2rlsc
 
     return s2rlsc(Xl, yl, Xu, kernel=kernel.for_solver(), rng=rng, **params)
 
@@ -433,21 +433,21 @@ def _shared_laplacian(Xl, Xu, params):
 
 
 def _fit_lapsvm(Xl, yl, Xu, *, kernel, rng, **params):
-    from toolkit.lapsvm import lapsvm
+    from toolkit.manifold import lapsvm
 
     L = _shared_laplacian(Xl, Xu, params)
     return lapsvm(Xl, yl, Xu, kernel=kernel.for_solver(), laplacian_matrix=L, **params)
 
 
 def _fit_laprlsc(Xl, yl, Xu, *, kernel, rng, **params):
-    from toolkit.lapsvm import laprlsc
+    from toolkit.manifold import laprlsc
 
     L = _shared_laplacian(Xl, Xu, params)
     return laprlsc(Xl, yl, Xu, kernel=kernel.for_solver(), laplacian_matrix=L, **params)
 
 
 def _fit_lapsvm_dual(Xl, yl, Xu, *, kernel, rng, **params):
-    from toolkit.lapsvm import lapsvm_dual
+    from toolkit.manifold import lapsvm_dual
 
     L = _shared_laplacian(Xl, Xu, params)
     return lapsvm_dual(Xl, yl, Xu, kernel=kernel.for_solver(), laplacian_matrix=L, **params)
@@ -487,14 +487,14 @@ register_method(Method(
     citation="Chang & Lin (2011), LIBSVM"))
 register_method(Method(
     "rlsc", _fit_rlsc, params=("lam", "offset"), grid={"lam": _POW2}, family="supervised",
-    requires="toolkit.s2rlsc", regularization=("lam", "larger"), fit_path=_fit_rlsc_models, path_param="lam",
+    requires="toolkit.rls", regularization=("lam", "larger"), fit_path=_fit_rlsc_models, path_param="lam",
     description="regularised least-squares classifier (one eigendecomposition for all λ)",
     citation="Rifkin (2002); Gieseke et al. (2012) eq. 4"))
 register_method(Method(
     "s2rlsc", _fit_s2rlsc,
     params=("lam", "lam_u", "balance", "eps", "search", "order", "mu", "nu", "init", "restarts", "n_basis",
             "offset", "patience"),
-    grid={"lam": _POW2, "lam_u": (0.1, 1.0)}, baseline="rlsc", family="s2rlsc", requires="toolkit.s2rlsc",
+    grid={"lam": _POW2, "lam_u": (0.1, 1.0)}, baseline="rlsc", family="s2rlsc", requires="toolkit.rls",
     regularization=("lam", "larger"), balance_param="balance",
     # no warm start: starting the local search from the neighbouring grid point's labelling was
     # measured to end in worse local optima (moons, 2 restarts) for no reliable speed-up
@@ -504,19 +504,19 @@ register_method(Method(
     params=("gamma_A", "gamma_I", "neighbors", "degree", "normalized", "method", "stop", "weight", "metric",
             "dtype"),
     grid={"gamma_A": (1e-6, 1e-4, 1e-2), "gamma_I": (0.0, 1e-2, 1.0)}, baseline="svc", family="laplacian",
-    requires="toolkit.lapsvm", regularization=("gamma_A", "larger"), warm_start="x0",
+    requires="toolkit.manifold", regularization=("gamma_A", "larger"), warm_start="x0",
     description="Laplacian SVM in the primal", citation="Melacci & Belkin (2011)"))
 register_method(Method(
     "laprlsc", _fit_laprlsc,
     params=("gamma_A", "gamma_I", "neighbors", "degree", "normalized", "method", "stop", "weight", "metric"),
     grid={"gamma_A": (1e-6, 1e-4, 1e-2), "gamma_I": (0.0, 1e-2, 1.0)}, baseline="rlsc", family="laplacian",
-    requires="toolkit.lapsvm", regularization=("gamma_A", "larger"), warm_start="x0",
+    requires="toolkit.manifold", regularization=("gamma_A", "larger"), warm_start="x0",
     description="Laplacian RLSC in the primal", citation="Melacci & Belkin (2011) eq. 14"))
 register_method(Method(
     "lapsvm_dual", _fit_lapsvm_dual,
     params=("gamma_A", "gamma_I", "neighbors", "degree", "normalized", "weight", "metric"),
     grid={"gamma_A": (1e-6, 1e-4, 1e-2), "gamma_I": (1e-2, 1.0)}, baseline="svc", family="laplacian",
-    requires="toolkit.lapsvm", regularization=("gamma_A", "larger"),
+    requires="toolkit.manifold", regularization=("gamma_A", "larger"),
     description="Laplacian SVM, the original hinge-loss dual", citation="Belkin, Niyogi & Sindhwani (2006)"))
 register_method(Method(
     "svm_path", _fit_svm_path, params=("lam",), grid={"lam": _POW2}, family="supervised",

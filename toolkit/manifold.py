@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import numbers
-import sys
 import time
-import types
 import warnings
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -669,19 +667,3 @@ def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, g
     return _finish(raw, func=func, method="dual", loss="hinge", classes=classes, params=params, X=X,
                    timings=timings, t_solve=t_solve, warn_fix="")
 
-
-# ------------------------------------------------------------------------------ name clash guard
-class _CallableModule(types.ModuleType):
-    """``toolkit.lapsvm`` names both this module and its main function.
-
-    Once the module has been imported (``import toolkit.lapsvm``, ``from toolkit.lapsvm import ...``),
-    Python's import system binds the attribute ``toolkit.lapsvm`` of the package to the *module*, so a
-    later ``from toolkit import lapsvm`` would return the module instead of the function. Calling
-    the module therefore calls :func:`lapsvm`, so both spellings work in every import order.
-    """
-
-    def __call__(self, *args, **kwargs):
-        return lapsvm(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

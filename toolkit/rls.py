@@ -760,21 +760,3 @@ def _mmc(engine, X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=
     labels = classes[(y > 0).astype(int)]
     return _assemble(MMCResult, "labels", labels, problem, op, y, records, history, status, message,
                      basis, T, Phi, t_start, t_pre, seed, params, classes)
-
-
-# ----------------------------------------------------------------------------------------------
-# Stop-gap for a name clash in toolkit/__init__.py (owned elsewhere): importing the submodule
-# ``toolkit.s2rlsc`` (e.g. through ``from toolkit import rlsc``) binds the *module* to the package
-# attribute ``s2rlsc``, so a later ``from toolkit import s2rlsc`` returns the module instead of the
-# function.  Until the package binds every exported name of a module when it first imports it,
-# the module itself is made callable and forwards to the function.
-import sys as _sys
-import types as _types
-
-
-class _CallableModule(_types.ModuleType):
-    def __call__(self, *args, **kwargs):
-        return s2rlsc(*args, **kwargs)
-
-
-_sys.modules[__name__].__class__ = _CallableModule
