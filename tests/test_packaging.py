@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_every_subpackage_is_listed_in_pyproject():
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     on_disk = {".".join(p.relative_to(ROOT).parent.parts) for p in (ROOT / "toolkit").rglob("__init__.py")}
-    assert on_disk | {"toolkit.data_registry"} == listed, "update [tool.setuptools] packages in pyproject.toml"
+    mapped = {"toolkit.data_registry", "toolkit.notebooks"}     # top-level folders shipped inside toolkit
+    assert on_disk | mapped == listed, "update [tool.setuptools] packages in pyproject.toml"
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +48,8 @@ def test_wheel_installs_and_loads_a_dataset(wheel, tmp_path, mirror_dir):
     code = ("import toolkit, toolkit.data as d, importlib.resources as r\n"
             "assert 'site-packages' in toolkit.__file__, toolkit.__file__\n"
             "assert r.files('toolkit.data_registry').joinpath('registry.txt').is_file()\n"
+            "from toolkit.reports import notebooks_dir, list_experiments\n"
+            "assert 'site-packages' in str(notebooks_dir()) and 'quick' in list_experiments()\n"
             "ds = d.load('g50c'); print(ds.X.shape)\n")
     proc = subprocess.run([str(py), "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
@@ -55,3 +58,6 @@ def test_wheel_installs_and_loads_a_dataset(wheel, tmp_path, mirror_dir):
                          capture_output=True, text=True)
     assert cli.returncode == 0, cli.stderr
     assert "usps" in cli.stdout and "g50c" in cli.stdout
+    listed = subprocess.run([str(py), "-m", "toolkit", "reproduce", "--list"], cwd=tmp_path, env=env,
+                            capture_output=True, text=True)
+    assert listed.returncode == 0 and "quick" in listed.stdout, listed.stderr

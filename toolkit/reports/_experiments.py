@@ -12,6 +12,7 @@ runs, naming the file, the key and the valid choices.
 from __future__ import annotations
 
 import hashlib
+import importlib.resources
 import json
 import os
 import tomllib
@@ -46,12 +47,16 @@ class ExperimentError(ValueError):
 
 
 def notebooks_dir() -> Path:
-    """The folder of the notebooks: ``$TOOLKIT_NOTEBOOKS`` or ``notebooks/`` beside the package."""
+    """The folder of the notebooks: ``$TOOLKIT_NOTEBOOKS``, else the installed ``toolkit.notebooks``.
+
+    The repository's ``notebooks/`` folder ships inside the wheel as the package data
+    ``toolkit.notebooks`` (an editable install points at the checkout's folder itself).
+    """
     env = os.environ.get(ENV_NOTEBOOKS)
-    folder = Path(env) if env else Path(__file__).resolve().parents[2] / "notebooks"
+    folder = Path(env) if env else Path(str(importlib.resources.files("toolkit.notebooks")))
     if not (folder / "model_selection.ipynb").is_file():
-        raise FileNotFoundError(f"The notebooks folder {folder} has no model_selection.ipynb. Run from a checkout of "
-                                f"ssl-toolkit (pip install -e .) or set {ENV_NOTEBOOKS} to its notebooks/ folder.")
+        raise FileNotFoundError(f"The notebooks folder {folder} has no model_selection.ipynb: reinstall ssl-toolkit "
+                                f"or set {ENV_NOTEBOOKS} to the notebooks/ folder of a checkout.")
     return folder
 
 
