@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -217,11 +218,9 @@ def _search_fields_doc():
 
 
 @dataclass(frozen=True, eq=False)
-class S2RLSCResult(_SearchResultMixin):
-    __doc__ = ("Semi-supervised RLSC fitted by local / evolutionary search (Gieseke et al. 2011, 2012)."
-               "\n\n    ``labels_unlabeled`` are coded like ``y_labeled``." + _search_fields_doc())
+class _SearchResult(_SearchResultMixin):
+    """The schema shared by the search results; subclasses add their labels field and a title."""
 
-    labels_unlabeled: np.ndarray
     coefficients: np.ndarray
     objective: float
     restart_objectives: np.ndarray
@@ -242,43 +241,34 @@ class S2RLSCResult(_SearchResultMixin):
     restarts: tuple = field(repr=False)
     expansion: KernelExpansion = field(repr=False)
 
+    _title: ClassVar[str] = ""
+    _short_title: ClassVar[str] = ""
+
     def summary(self):
         """A short text report."""
-        return _text_table("S2RLSC (semi-supervised regularised least-squares)", self._search_rows())
+        return _text_table(self._title, self._search_rows())
 
     def _repr_html_(self):
-        return _html_table("S2RLSC", self._search_rows())
+        return _html_table(self._short_title, self._search_rows())
 
 
 @dataclass(frozen=True, eq=False)
-class MMCResult(_SearchResultMixin):
+class S2RLSCResult(_SearchResult):
+    __doc__ = ("Semi-supervised RLSC fitted by local / evolutionary search (Gieseke et al. 2011, 2012)."
+               "\n\n    ``labels_unlabeled`` are coded like ``y_labeled``." + _search_fields_doc())
+
+    labels_unlabeled: np.ndarray = field(kw_only=True)
+
+    _title: ClassVar[str] = "S2RLSC (semi-supervised regularised least-squares)"
+    _short_title: ClassVar[str] = "S2RLSC"
+
+
+@dataclass(frozen=True, eq=False)
+class MMCResult(_SearchResult):
     __doc__ = ("Maximum margin clustering by RLSC local / evolutionary search (Gieseke et al. 2012, eq. 16-17)."
                "\n\n    ``labels`` are -1 / +1." + _search_fields_doc())
 
-    labels: np.ndarray
-    coefficients: np.ndarray
-    objective: float
-    restart_objectives: np.ndarray
-    best_restart: int
-    history: np.ndarray
-    n_evaluations: int
-    n_flips: int
-    n_iter: int
-    converged: bool
-    status: int
-    message: str
-    time_preprocessing: float
-    time_search: float
-    time_total: float
-    seed: int | None
-    params: dict
-    classes: np.ndarray
-    restarts: tuple = field(repr=False)
-    expansion: KernelExpansion = field(repr=False)
+    labels: np.ndarray = field(kw_only=True)
 
-    def summary(self):
-        """A short text report."""
-        return _text_table("MMC (maximum margin clustering, RLSC)", self._search_rows())
-
-    def _repr_html_(self):
-        return _html_table("MMC", self._search_rows())
+    _title: ClassVar[str] = "MMC (maximum margin clustering, RLSC)"
+    _short_title: ClassVar[str] = "MMC"
