@@ -211,3 +211,12 @@ def test_unlabeled_data_helped_with_the_corrected_test():
     assert corrected["pvalue"].iloc[0] > plain["pvalue"].iloc[0]
     with pytest.raises(ValueError, match="sizes"):
         stats.unlabeled_data_helped(frame, test="corrected")
+
+
+def test_friedman_with_identical_rankings_does_not_claim_p_zero():
+    """N = 2 data sets, k = 2 methods, same winner twice: W = 1, Iman-Davenport undefined, p from chi²."""
+    res = stats.friedman(np.array([[1.0, 2.0], [3.0, 5.0]]))
+    assert res.effect_size == pytest.approx(1.0)
+    assert res.pvalue == pytest.approx(sps.chi2.sf(2.0, 1))          # 0.157
+    assert np.isnan(res.iman_davenport) and res.pvalue_f == res.pvalue
+    assert "undefined" in res.summary()

@@ -264,7 +264,8 @@ class FriedmanResult:
     """Friedman's test over data sets.
 
     ``statistic`` is Friedman's chi² (``k - 1`` df), ``iman_davenport`` the F statistic with its
-    p-value ``pvalue_f``; ``effect_size`` is Kendall's W = chi² / (N (k - 1)). ``conf_int(alpha)``
+    p-value ``pvalue_f`` (when all rankings agree, W = 1, the F statistic has a zero denominator: it
+    is NaN and ``pvalue_f`` equals ``pvalue``); ``effect_size`` is Kendall's W = chi² / (N (k - 1)). ``conf_int(alpha)``
     gives every method's mean rank ± CD/2 (Nemenyi intervals: two methods differ when their
     intervals do not overlap).
     """
@@ -287,8 +288,9 @@ class FriedmanResult:
 
     def summary(self) -> str:
         return (f"Friedman chi2 = {self.statistic:.4g} (df = {self.n_methods - 1}), p = {self.pvalue:.4g}; "
-                f"Iman-Davenport F = {self.iman_davenport:.4g}, p = {self.pvalue_f:.4g}; "
-                f"Kendall's W = {self.effect_size:.3g}; N = {self.n_datasets}, k = {self.n_methods}")
+                + (f"Iman-Davenport F = {self.iman_davenport:.4g}, p = {self.pvalue_f:.4g}; "
+                   if np.isfinite(self.iman_davenport) else "Iman-Davenport F undefined (all rankings agree); ")
+                + f"Kendall's W = {self.effect_size:.3g}; N = {self.n_datasets}, k = {self.n_methods}")
 
 
 def friedman(scores, *, lower_is_better=True) -> FriedmanResult:
@@ -311,8 +313,15 @@ def friedman(scores, *, lower_is_better=True) -> FriedmanResult:
     pvalue = float(stats.chi2.sf(chi2, k - 1))
     ranks = average_ranks(frame, lower_is_better=lower_is_better)
     denom = N * (k - 1) - chi2
-    f = (N - 1) * chi2 / denom if denom > 0 else np.inf
-    pf = float(stats.f.sf(f, k - 1, (k - 1) * (N - 1))) if np.isfinite(f) else 0.0
+    if denom > 1e-12 * N * (k - 1):
+        f = (N - 1) * chi2 / denom
+        pf = float(stats.f.sf(f, k - 1, (k - 1) * (N - 1)))
+    else:
+        # Perfect agreement of all rankings (Kendall's W = 1): the Iman-Davenport statistic has a
+        # zero denominator. Its limit (F = inf, p = 0) would overstate the evidence for small N
+        # (N = 2, k = 2 gives p = 0 while the exact Friedman p is 0.157), so it is reported as
+        # undefined (NaN) and ``pvalue_f`` falls back to the chi-squared p-value.
+        f, pf = np.nan, pvalue
     return FriedmanResult(chi2, pvalue, chi2 / (N * (k - 1)), float(f), pf, ranks, N, k)
 
 
