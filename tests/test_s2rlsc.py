@@ -370,3 +370,15 @@ def test_bad_input_mmc_and_prediction_shapes():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         mmc(X, restarts=1, rng=0)
+
+
+def test_progress_bar_does_not_change_the_result(capsys):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    kw = dict(lam=1.0, restarts=3, rng=0)
+    quiet = s2rlsc(X[:6], np.r_[1, -1, y[2:6]], X[6:], **kw)
+    shown = s2rlsc(X[:6], np.r_[1, -1, y[2:6]], X[6:], progress=True, **kw)
+    assert "restarts" in capsys.readouterr().err
+    np.testing.assert_array_equal(quiet.labels_unlabeled, shown.labels_unlabeled)
+    assert mmc(X, restarts=2, rng=0, progress=True).objective == mmc(X, restarts=2, rng=0).objective

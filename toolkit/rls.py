@@ -249,7 +249,8 @@ def _init_random(n_free, balance, valid, gen):
 # the search driver shared by s2rlsc and mmc
 
 def _search(op, y_fixed, first_inits, n_free, balance, eps, valid, *, search, order, mu, nu, restarts,
-            tol, max_iter, patience, polish, callback, gen, engine=local_search):
+            tol, max_iter, patience, polish, callback, gen, engine=local_search, progress=False,
+            description="restarts"):
     """Run the restarts; return (best y, records, history of the best, status, message).
 
     ``engine`` runs one (1+1) search; the compiled :func:`local_search` unless a test or benchmark
@@ -277,7 +278,9 @@ def _search(op, y_fixed, first_inits, n_free, balance, eps, valid, *, search, or
         y[first:] = y_free
         return y
 
-    for r in range(restarts):
+    from tqdm.auto import trange
+
+    for r in trange(restarts, desc=description, unit="restart", disable=not progress, leave=False):
         t0 = time.perf_counter()
         seed = int(gen.integers(_SEED_BOUND))
         if search == "1+1":
@@ -437,7 +440,7 @@ def rlsc(X_labeled, y_labeled, *, kernel="linear", sigma=None, degree=2, coef0=1
 def s2rlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, degree=2, coef0=1.0,
            offset=False, lam=1.0, lam_u=1.0, balance=None, eps=0.1, search="1+1", order="round-robin",
            mu=5, nu=25, init="rlsc", restarts=10, n_basis=None, operator=None, polish=True, tol=1e-12,
-           max_iter=None, patience=None, x0=None, callback=None, rng=None):
+           max_iter=None, patience=None, x0=None, callback=None, rng=None, progress=False):
     r"""Semi-supervised regularised least-squares classification (S²RLSC) by local search.
 
     Solves eq. (7) of Gieseke et al. (2011) / eq. (10) of Gieseke et al. (2012),
@@ -514,6 +517,8 @@ def s2rlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, de
         Called as ``callback(record)`` with a :class:`RestartRecord` after every restart; raising
         ``StopIteration`` stops cleanly (status 2).
     rng : None, int or numpy.random.Generator, default=None
+    progress : bool, default=False
+        Show a progress bar over the restarts (tqdm; works in JupyterLab and in a terminal).
 
     Returns
     -------
@@ -558,7 +563,7 @@ def s2rlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, de
 def _s2rlsc(engine, X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, degree=2, coef0=1.0,
            offset=False, lam=1.0, lam_u=1.0, balance=None, eps=0.1, search="1+1", order="round-robin",
            mu=5, nu=25, init="rlsc", restarts=10, n_basis=None, operator=None, polish=True, tol=1e-12,
-           max_iter=None, patience=None, x0=None, callback=None, rng=None):
+           max_iter=None, patience=None, x0=None, callback=None, rng=None, progress=False):
     """Body of :func:`s2rlsc` with the (1+1) search engine as a parameter."""
     func = "s2rlsc"
     t_start = time.perf_counter()
@@ -630,7 +635,7 @@ def _s2rlsc(engine, X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma
 
     y, records, history, status, message = _search(
         op, y_l, first_inits, u, balance, eps, valid, search=search, order=order, mu=mu, nu=nu,
-        restarts=restarts, tol=tol, max_iter=max_iter, patience=patience, polish=polish, callback=callback,
+        restarts=restarts, tol=tol, max_iter=max_iter, patience=patience, polish=polish, callback=callback, progress=bool(progress),
         gen=gen, engine=engine)
     params = dict(kernel=kernel if isinstance(kernel, str) else getattr(kernel, "__name__", "callable"),
                   sigma=sigma, lam=lam, lam_u=lam_u, balance=balance, eps=eps, search=search, order=order,
@@ -644,7 +649,7 @@ def _s2rlsc(engine, X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma
 
 def mmc(X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=False, lam=1.0, balance=0.5, eps=0.1,
         search="1+1", order="round-robin", mu=5, nu=25, restarts=10, n_basis=None, operator=None, polish=True,
-        tol=1e-12, max_iter=None, patience=None, x0=None, callback=None, rng=None):
+        tol=1e-12, max_iter=None, patience=None, x0=None, callback=None, rng=None, progress=False):
     r"""Maximum margin clustering with the RLSC loss by local search (unsupervised S²RLSC).
 
     Solves eq. (16) of Gieseke et al. (2012) with the square loss,
@@ -664,7 +669,7 @@ def mmc(X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=False, la
         Points to cluster; with ``kernel="precomputed"`` the (n_samples, n_samples) kernel matrix.
     kernel, sigma, degree, coef0, offset, lam, search, order, mu, nu, restarts, n_basis, operator
         As in :func:`s2rlsc`.
-    polish, tol, max_iter, patience, callback, rng
+    polish, tol, max_iter, patience, callback, rng, progress
         As in :func:`s2rlsc`.
     balance : float, default=0.5
         ``b_c`` in (0, 1).
@@ -694,7 +699,7 @@ def mmc(X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=False, la
 
 def _mmc(engine, X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=False, lam=1.0, balance=0.5, eps=0.1,
         search="1+1", order="round-robin", mu=5, nu=25, restarts=10, n_basis=None, operator=None, polish=True,
-        tol=1e-12, max_iter=None, patience=None, x0=None, callback=None, rng=None):
+        tol=1e-12, max_iter=None, patience=None, x0=None, callback=None, rng=None, progress=False):
     """Body of :func:`mmc` with the (1+1) search engine as a parameter."""
     func = "mmc"
     t_start = time.perf_counter()
@@ -749,7 +754,7 @@ def _mmc(engine, X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=
 
     y, records, history, status, message = _search(
         op, np.empty(0), first_inits, n, balance, eps, valid, search=search, order=order, mu=mu, nu=nu,
-        restarts=restarts, tol=tol, max_iter=max_iter, patience=patience, polish=polish, callback=callback,
+        restarts=restarts, tol=tol, max_iter=max_iter, patience=patience, polish=polish, callback=callback, progress=bool(progress),
         gen=gen, engine=engine)
     params = dict(kernel=kernel if isinstance(kernel, str) else getattr(kernel, "__name__", "callable"),
                   sigma=sigma, lam=lam, balance=balance, eps=eps, search=search, order=order, mu=mu, nu=nu,
