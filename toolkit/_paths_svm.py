@@ -497,7 +497,8 @@ def svm_path(K, y, *, lambda_min=None, max_iter=None, ridge=0.0, refresh=250):
         raise ValueError(f"The 'y' parameter of {func} must contain only -1 and +1. Got values {np.unique(y)[:5]} instead.")
     if (y > 0).all() or (y < 0).all():
         raise ValueError(f"The 'y' parameter of {func} must contain both classes. Got only {y[0]:+.0f}.")
-    asymmetry = float(np.max(np.abs(K - K.T)))
+    from toolkit._paths_svm_numba import max_asymmetry
+    asymmetry = float(max_asymmetry(np.ascontiguousarray(K, dtype=np.float64)))
     if asymmetry > 1e-10 * max(1.0, float(np.max(np.abs(np.diag(K))))):
         raise ValueError(f"The 'K' parameter of {func} must be a symmetric matrix "
                          f"(largest |K - Kᵀ| is {asymmetry:.3g}).")
@@ -789,7 +790,9 @@ def _svm_path(K, y, lambda_min, max_iter, ridge, refresh):
     changed_at = np.full(l, np.inf)
     tail = np.zeros(l)
 
-    cap = 256
+    # records: about 1.5-1.8 l breakpoints are typical; np.empty reserves the rows without
+    # touching them, so a generous start (capped at 2^27 doubles) avoids regrowing
+    cap = int(max(256, min(2 * l + 64, 2 ** 27 // max(l, 1))))
     buf = {}
 
     def allocate(cap, old=None, n=0):
@@ -890,14 +893,18 @@ def _svm_path(K, y, lambda_min, max_iter, ridge, refresh):
         elif first >= 0:
             text = f"{first} {text}" + (f" (+{count - 1} more)" if count > 1 else "")
         words.append(text)
-    history = {"kkt_violation": buf["kkt"][sel].copy(), "singular": buf["sing"][sel].copy(),
+    if sel.size == n_rec:
+        take = lambda a: a[:n_rec]          # noqa: E731 - nothing merged: views of the records
+    else:
+        take = lambda a: a[sel]             # noqa: E731 - fancy indexing copies
+    history = {"kkt_violation": take(buf["kkt"]), "singular": take(buf["sing"]),
                "event": np.asarray(words, dtype=object)}
     result = SvmPath(
-        breakpoints=buf["lam"][sel].copy(), alphas=buf["alpha"][sel].copy(), alpha0s=buf["alpha0"][sel].copy(),
-        elbow_sizes=buf["esz"][sel].copy(), y=y.copy(), status=status,
+        breakpoints=take(buf["lam"]), alphas=take(buf["alpha"]), alpha0s=take(buf["alpha0"]),
+        elbow_sizes=take(buf["esz"]), y=y.copy(), status=status,
         message=_STATUS_MESSAGES[status], converged=status != 3, n_iter=n_events, lambda_stop=lambda_min,
         n_singular_steps=n_singular, history=history, initialization=how,
-        _segment_kind=buf["kind"][sel].copy(), _segment_bounds=buf["bounds"][sel].copy(),
+        _segment_kind=take(buf["kind"]), _segment_bounds=take(buf["bounds"]),
         _top_kind=int(top_kind), _top_slope=float(top_slope), _top_bounds=np.asarray(top_bounds),
         _tail_direction=None if status in (2, 3, 4) else tail_direction, _tail_slope0=float(tail_slope0),
     )

@@ -138,16 +138,148 @@ def _record(n, lam, alpha, alpha0, h, y, state, singular, ev_kind, ev_first, ev_
     rec_ev_count[n] = ev_count
 
 
-@numba.njit(cache=True, fastmath=True)
+# ----------------------------------------------------------------------------- incremental elbow factor
+@numba.njit(cache=True)
+def _grow(A, cap):  # pragma: no cover - compiled
+    B = np.empty((cap, cap))
+    n = A.shape[0]
+    for i in range(n):
+        for j in range(n):
+            B[i, j] = A[i, j]
+    return B
+
+
+@numba.njit(cache=True)
+def _factor_from_scratch(KE, L, m):  # pragma: no cover - compiled
+    """Cholesky factor of ``KE[:m, :m]`` into ``L[:m, :m]`` (lower); False on a non-positive pivot."""
+    for j in range(m):
+        s = KE[j, j]
+        for k in range(j):
+            s -= L[j, k] * L[j, k]
+        if not s > 0.0:
+            return False
+        d = np.sqrt(s)
+        L[j, j] = d
+        for i in range(j + 1, m):
+            t = KE[i, j]
+            for k in range(j):
+                t -= L[i, k] * L[j, k]
+            L[i, j] = t / d
+    return True
+
+
+@numba.njit(cache=True)
+def _factor_append(KE, L, m):  # pragma: no cover - compiled
+    """Extend the factor of ``KE[:m, :m]`` by row/column ``m`` (the row-by-row Cholesky step):
+    ``O(m²)``; False on a non-positive pivot."""
+    for a in range(m):
+        t = KE[m, a]
+        for b in range(a):
+            t -= L[a, b] * L[m, b]
+        L[m, a] = t / L[a, a]
+    s = KE[m, m]
+    for b in range(m):
+        s -= L[m, b] * L[m, b]
+    if not s > 0.0:
+        return False
+    L[m, m] = np.sqrt(s)
+    return True
+
+
+@numba.njit(cache=True)
+def _factor_remove(L, m, p, x):  # pragma: no cover - compiled
+    """Delete row/column ``p`` of the factor of an ``m × m`` matrix: the rows below ``p`` move up
+    and the trailing block takes the rank-one update ``L₃₃ L₃₃ᵀ + l₃₂ l₃₂ᵀ`` (``O((m - p)²)``)."""
+    n = m - 1 - p
+    for r in range(n):
+        x[r] = L[p + 1 + r, p]
+    for i in range(p, m - 1):
+        for j in range(p):
+            L[i, j] = L[i + 1, j]
+        for j in range(p, i + 1):
+            L[i, j] = L[i + 1, j + 1]
+    for k in range(n):
+        kk = p + k
+        lkk = L[kk, kk]
+        r = np.sqrt(lkk * lkk + x[k] * x[k])
+        cs = r / lkk
+        sn = x[k] / lkk
+        L[kk, kk] = r
+        for i in range(k + 1, n):
+            ii = p + i
+            v = (L[ii, kk] + sn * x[i]) / cs
+            L[ii, kk] = v
+            x[i] = cs * x[i] - sn * v
+
+
+@numba.njit(cache=True)
+def _factor_solve(L, m, yE, c, u, v):  # pragma: no cover - compiled
+    """``K_EE c + b₀ 1 = y_E``, ``1ᵀ c = 0`` from the factor (``O(m²)``); returns b₀."""
+    for i in range(m):
+        tu = yE[i]
+        tv = 1.0
+        for k in range(i):
+            tu -= L[i, k] * u[k]
+            tv -= L[i, k] * v[k]
+        u[i] = tu / L[i, i]
+        v[i] = tv / L[i, i]
+    for i in range(m - 1, -1, -1):
+        tu = u[i]
+        tv = v[i]
+        for k in range(i + 1, m):
+            tu -= L[k, i] * u[k]
+            tv -= L[k, i] * v[k]
+        u[i] = tu / L[i, i]
+        v[i] = tv / L[i, i]
+    su = 0.0
+    sv = 0.0
+    for i in range(m):
+        su += u[i]
+        sv += v[i]
+    b0 = su / sv
+    for i in range(m):
+        c[i] = u[i] - b0 * v[i]
+    return b0
+
+
+@numba.njit(cache=True)
+def _residual(KE, m, yE, c, b0):  # pragma: no cover - compiled
+    res = 0.0
+    sc = 0.0
+    for a in range(m):
+        sc += c[a]
+        t = b0 - yE[a]
+        for b in range(m):
+            t += KE[a, b] * c[b]
+        res = max(res, abs(t))
+    return max(res, abs(sc))
+
+
+@numba.njit(cache=True)
 def _refresh(K, y, alpha, alpha0, h):  # pragma: no cover - compiled
-    """``h = K (y α) + α₀`` from scratch (fast-math reductions; no inf or NaN can occur here)."""
+    """``h = K (y α) + α₀`` from scratch, by rows of the symmetric ``K`` over the points with α ≠ 0."""
     l = y.size
-    ya = y * alpha
     for i in range(l):
-        t = 0.0
-        for j in range(l):
-            t += K[i, j] * ya[j]
-        h[i] = t + alpha0
+        h[i] = alpha0
+    for j in range(l):
+        a = alpha[j]
+        if a != 0.0:
+            w = y[j] * a
+            for i in range(l):
+                h[i] += w * K[j, i]
+
+
+@numba.njit(cache=True)
+def _slopes(K, E, m, c, b0, g):  # pragma: no cover - compiled
+    """``g = K[:, E] c + b₀ = dh/dλ`` for every point (rows of the symmetric ``K``)."""
+    l = g.size
+    for i in range(l):
+        g[i] = b0
+    for k in range(m):
+        r = E[k]
+        ck = c[k]
+        for i in range(l):
+            g[i] += K[r, i] * ck
 
 
 @numba.njit(cache=True)
@@ -157,27 +289,55 @@ def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, m
            rec_ev_kind, rec_ev_first, rec_ev_count, tail):  # pragma: no cover - compiled
     """Follow linear segments; returns ``(exit, n_rec, lam, alpha0, n_events, n_singular,
     ev_kind, ev_first, ev_count, tail_b0)``; ``alpha``, ``h``, ``state`` and the buffers are updated
-    in place."""
+    in place.
+
+    The elbow is kept as a list ``E`` (``pos[i]`` = place of point i in it) with ``K_EE`` and its
+    Cholesky factor, both updated when a point enters (``O(m²)`` row append) or leaves (``O(m²)``
+    rank-one downdate of the trailing block); the direction costs ``O(m²)``, its residual is
+    checked every time, and a failed check (drift, a singular system) refactorises from scratch
+    (``_direction``: the ridge step when still singular). Per event: ``O(l m)`` for ``g = dh/dλ``,
+    one fused pass over the points for the next event and the KKT record, ``O(l)`` updates.
+    """
     l = y.size
     capacity = rec_lam.size
     n_singular = 0
     cand = np.empty(l)
     g = np.empty(l)
-    elbow_buf = np.empty(l, dtype=np.int64)
+    pos = np.full(l, -1, dtype=np.int64)
+    E = np.empty(l, dtype=np.int64)
+    fcap = min(l, 64)
+    KE = np.empty((fcap, fcap))
+    L = np.empty((fcap, fcap))
+    yE = np.empty(l)
+    c = np.empty(l)
+    u = np.empty(l)
+    v = np.empty(l)
+    x = np.empty(l)
+    m = 0
+    n_left = 0
+    for i in range(l):
+        if state[i] == ELBOW:
+            E[m] = i
+            pos[i] = m
+            m += 1
+        elif state[i] == LEFT:
+            n_left += 1
+    while fcap < m:
+        fcap = min(l, 2 * fcap)
+    if fcap > KE.shape[0]:
+        KE = np.empty((fcap, fcap))
+        L = np.empty((fcap, fcap))
+    for a in range(m):
+        yE[a] = y[E[a]]
+        for b in range(m):
+            KE[a, b] = K[E[a], E[b]]
+    valid = False                       # L holds the factor of KE[:m, :m]
     tail_b0 = 0.0
     while True:
         if lam <= floor * (1 + 1e-12):
             return EXIT_FLOOR, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count, tail_b0
         if lambda_stop > 0 and lam <= lambda_stop * (1 + 1e-12):
             return EXIT_STOP, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count, tail_b0
-        m = 0
-        n_left = 0
-        for i in range(l):
-            if state[i] == ELBOW:
-                elbow_buf[m] = i
-                m += 1
-            elif state[i] == LEFT:
-                n_left += 1
         if m == 0:
             return EXIT_EMPTY, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count, tail_b0
         if n_left == 0:
@@ -188,86 +348,120 @@ def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, m
             return EXIT_GROW, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count, tail_b0
         # ---- eq. (23) with drop-out of entrants that would leave [0, 1] at once
         singular = False
-        first = True
         while True:
-            if first:
-                elbow = elbow_buf[:m].copy()
-                first = False
-            else:
-                elbow = np.empty(m, dtype=np.int64)
-                k = 0
-                for i in range(l):
-                    if state[i] == ELBOW:
-                        elbow[k] = i
-                        k += 1
-            c, b0, sing = _direction(K, y, elbow, ridge)
+            b0 = 0.0
+            sing = True
+            dmax = 0.0
+            for a in range(m):
+                dmax = max(dmax, KE[a, a])
+            if not valid:
+                valid = _factor_from_scratch(KE, L, m)
+            if valid:
+                b0 = _factor_solve(L, m, yE, c, u, v)
+                res = _residual(KE, m, yE, c, b0)
+                if np.isfinite(res) and res * max(1.0, dmax) <= 1e-7:
+                    sing = False
+                else:
+                    # drift of the updated factor: refactorise once from scratch
+                    valid = _factor_from_scratch(KE, L, m)
+                    if valid:
+                        b0 = _factor_solve(L, m, yE, c, u, v)
+                        res = _residual(KE, m, yE, c, b0)
+                        if np.isfinite(res) and res * max(1.0, dmax) <= 1e-7:
+                            sing = False
+                        else:
+                            valid = False
+            if sing:
+                # singular elbow system: the ridge step of ``_direction`` (factor rebuilt later)
+                valid = False
+                cr, b0, sing = _direction(K, y, E[:m].copy(), ridge)
+                for a in range(m):
+                    c[a] = cr[a]
             singular = singular or sing
             n_wrong = 0
             for k in range(m):
-                j = elbow[k]
+                j = E[k]
                 bj = y[j] * c[k]
                 if (alpha[j] >= 1.0 and bj < -1e-12) or (alpha[j] <= 0.0 and bj > 1e-12):
                     n_wrong += 1
             if n_wrong == 0 or n_wrong == m:
                 break
-            for k in range(m):
-                j = elbow[k]
+            k = m - 1
+            while k >= 0:
+                j = E[k]
                 bj = y[j] * c[k]
                 if alpha[j] >= 1.0 and bj < -1e-12:
                     state[j] = LEFT
-                    changed_at[j] = lam
+                    n_left += 1
                 elif alpha[j] <= 0.0 and bj > 1e-12:
                     state[j] = RIGHT
-                    changed_at[j] = lam
-            m -= n_wrong
+                else:
+                    k -= 1
+                    continue
+                changed_at[j] = lam
+                if valid:
+                    _factor_remove(L, m, k, x)
+                _elbow_remove(E, pos, KE, yE, m, k)
+                m -= 1
+                k -= 1
             ev_kind = EV_PUSHED
         if singular:
             n_singular += 1
-        _record(n_rec, lam, alpha, alpha0, h, y, state, singular, ev_kind, ev_first, ev_count,
-                rec_lam, rec_alpha, rec_alpha0, rec_esz, rec_kkt, rec_sing,
-                rec_ev_kind, rec_ev_first, rec_ev_count)
-        n_rec += 1
         # ---- dh/dλ for every point
-        for i in range(l):
-            g[i] = b0
-        for k in range(m):
-            ck = c[k]
-            row = elbow[k]
-            for i in range(l):
-                g[i] += K[row, i] * ck
-        # ---- candidate events below λ
+        _slopes(K, E, m, c, b0, g)
+        # ---- one pass: candidate events below λ and the KKT record at λ
         lam_next = -np.inf
-        k = 0
+        viol = 0.0
+        sy = 0.0
+        inv = 1.0 / lam
         for i in range(l):
+            ai = alpha[i]
+            yi = y[i]
+            sy += yi * ai
+            viol = max(viol, -ai, ai - 1.0)
+            margin = yi * h[i] - lam
             ci = -np.inf
-            if state[i] == ELBOW:
-                bi = y[i] * c[k]
-                k += 1
+            st = state[i]
+            if st == ELBOW:
+                viol = max(viol, abs(margin) * inv)
+                bi = yi * c[pos[i]]
                 if bi < 0:
-                    ci = lam + (1.0 - alpha[i]) / bi
+                    ci = lam + (1.0 - ai) / bi
                 elif bi > 0:
-                    ci = lam - alpha[i] / bi
+                    ci = lam - ai / bi
             else:
-                margin = y[i] * h[i] - lam
-                slope = y[i] * g[i] - 1.0
-                if state[i] == LEFT and slope < 0:
-                    ci = lam - min(margin, 0.0) / slope
-                elif state[i] == RIGHT and slope > 0:
-                    ci = lam - max(margin, 0.0) / slope
+                slope = yi * g[i] - 1.0
+                if st == LEFT:
+                    viol = max(viol, margin * inv)
+                    if slope < 0:
+                        ci = lam - min(margin, 0.0) / slope
+                else:
+                    viol = max(viol, -margin * inv)
+                    if slope > 0:
+                        ci = lam - max(margin, 0.0) / slope
             if ci > lam:
                 ci = lam
-            if changed_at[i] <= lam * (1 + 1e-12) and ci >= lam * (1 - 1e-8):
+            if ci >= lam * (1 - 1e-8) and changed_at[i] <= lam * (1 + 1e-12):
                 ci = -np.inf
             cand[i] = ci
             if ci > lam_next:
                 lam_next = ci
+        rec_lam[n_rec] = lam
+        for i in range(l):
+            rec_alpha[n_rec, i] = alpha[i]
+        rec_alpha0[n_rec] = alpha0
+        rec_esz[n_rec] = m
+        rec_kkt[n_rec] = max(viol, abs(sy) / max(1.0, l))
+        rec_sing[n_rec] = singular
+        rec_ev_kind[n_rec] = ev_kind
+        rec_ev_first[n_rec] = ev_first
+        rec_ev_count[n_rec] = ev_count
+        n_rec += 1
         if not np.isfinite(lam_next) or lam_next <= 0:
-            k = 0
             for i in range(l):
                 tail[i] = 0.0
-                if state[i] == ELBOW:
-                    tail[i] = y[i] * c[k]
-                    k += 1
+            for k in range(m):
+                tail[E[k]] = y[E[k]] * c[k]
             tail_b0 = b0
             return EXIT_NO_EVENT, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count, tail_b0
         stop_here = False
@@ -278,12 +472,11 @@ def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, m
             lam_next = floor
             stop_here = True
         step = lam_next - lam
-        k = 0
+        for k in range(m):
+            j = E[k]
+            a = alpha[j] + step * y[j] * c[k]
+            alpha[j] = min(1.0, max(0.0, a))
         for i in range(l):
-            if state[i] == ELBOW:
-                a = alpha[i] + step * y[i] * c[k]
-                alpha[i] = min(1.0, max(0.0, a))
-                k += 1
             h[i] += step * g[i]
         alpha0 += step * b0
         lam = lam_next
@@ -297,20 +490,52 @@ def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, m
         threshold = lam_next - 1e-8 * lam_next
         ev_count = 0
         ev_first = -1
+        n_enter = 0
+        for i in range(l):
+            if cand[i] >= threshold and state[i] != ELBOW:
+                n_enter += 1
+        if m + n_enter > KE.shape[0]:
+            # (grown here, outside the loops: no reference counting per point)
+            fcap = KE.shape[0]
+            while fcap < m + n_enter:
+                fcap = min(l, 2 * fcap)
+            KE = _grow(KE, fcap)
+            L = _grow(L, fcap)
         for i in range(l):
             if cand[i] >= threshold:
                 if state[i] == ELBOW:
                     if alpha[i] >= 0.5:
                         alpha[i] = 1.0
                         state[i] = LEFT
+                        n_left += 1
                         kind = EV_E_TO_L
                     else:
                         alpha[i] = 0.0
                         state[i] = RIGHT
                         kind = EV_E_TO_R
+                    k = pos[i]
+                    if valid:
+                        _factor_remove(L, m, k, x)
+                    _elbow_remove(E, pos, KE, yE, m, k)
+                    m -= 1
                 else:
-                    kind = EV_L_TO_E if state[i] == LEFT else EV_R_TO_E
+                    if state[i] == LEFT:
+                        kind = EV_L_TO_E
+                        n_left -= 1
+                    else:
+                        kind = EV_R_TO_E
                     state[i] = ELBOW
+                    E[m] = i
+                    pos[i] = m
+                    yE[m] = y[i]
+                    for b in range(m):
+                        t = K[i, E[b]]
+                        KE[m, b] = t
+                        KE[b, m] = t
+                    KE[m, m] = K[i, i]
+                    if valid:
+                        valid = _factor_append(KE, L, m)
+                    m += 1
                 changed_at[i] = lam
                 if ev_count == 0:
                     ev_first = i
@@ -318,9 +543,26 @@ def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, m
                 ev_count += 1
         if n_events % refresh == 0:
             _refresh(K, y, alpha, alpha0, h)
+            valid = False
         # merge zero-length steps: the breakpoints stay strictly decreasing
         if n_rec > 0 and lam >= rec_lam[n_rec - 1] * (1 - 1e-13):
             n_rec -= 1
+
+
+@numba.njit(cache=True)
+def _elbow_remove(E, pos, KE, yE, m, k):  # pragma: no cover - compiled
+    """Remove place ``k`` of the elbow list (and of ``K_EE``, ``y_E``); the later places move up."""
+    pos[E[k]] = -1
+    for a in range(k, m - 1):
+        E[a] = E[a + 1]
+        pos[E[a]] = a
+        yE[a] = yE[a + 1]
+    for a in range(k, m - 1):
+        for b in range(m):
+            KE[a, b] = KE[a + 1, b]
+    for a in range(m - 1):
+        for b in range(k, m - 1):
+            KE[a, b] = KE[a, b + 1]
 
 
 @numba.njit(cache=True)
@@ -417,3 +659,22 @@ def lemma2_qp(H, q, order, total, tol, max_iter):  # pragma: no cover - compiled
     for i in range(n):
         a[i] = min(1.0, max(0.0, a[i]))
     return a
+
+
+@numba.njit(cache=True)
+def max_asymmetry(K):  # pragma: no cover - compiled
+    """``max |K - Kᵀ|`` in cache-sized blocks, without the temporaries of ``np.abs(K - K.T)``
+    (NaN counts as infinitely asymmetric)."""
+    n = K.shape[0]
+    worst = 0.0
+    bs = 64
+    for i0 in range(0, n, bs):
+        i1 = min(n, i0 + bs)
+        for j0 in range(i0, n, bs):
+            j1 = min(n, j0 + bs)
+            for i in range(i0, i1):
+                for j in range(max(j0, i + 1), j1):
+                    d = abs(K[i, j] - K[j, i])
+                    if not d <= worst:
+                        worst = d if d == d else np.inf
+    return worst
