@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg as sla
+import scipy.sparse as sp
 
 from toolkit.early_stopping import Progress, StopEvent
 
@@ -87,37 +88,248 @@ def exact_line_search(m, q, c0, c1, hinge):
     paper), until the piece's zero lies inside its interval. For the squared loss (LapRLSC) there
     is one piece: ``s* = -∇ᵀd / dᵀHd``.
 
+    The walk runs compiled (:func:`_line_search_loop`, the same code PCG calls inside its fused
+    iteration kernel).
+
     Returns
     -------
     step : float
     n_pieces : int
         Linear pieces examined (the paper's "line search iterations").
     """
-    if hinge:
-        active = (m > 0) | ((m == 0) & (q < 0))           # E just after s = 0
-    else:
-        active = np.ones(m.shape, dtype=bool)
-    slope = c1 + np.dot(q[active], q[active])
-    intercept = c0 - np.dot(q[active], m[active])
+    m = np.ascontiguousarray(m, dtype=np.float64).ravel()
+    q = np.ascontiguousarray(q, dtype=np.float64).ravel()
+    step, pieces = _kernels().line_search(m, q, float(c0), float(c1), bool(hinge))
+    return float(step), int(pieces)
+
+
+# ------------------------------------------------------------------------------ compiled kernels
+# The O(n) work of one PCG iteration runs in three compiled loops (numba), so that an iteration
+# costs one product with K, one sparse product with L and a few dozen microseconds besides,
+# instead of ~40 small NumPy calls. The loops are plain Python functions (they also run
+# uncompiled, slowly) compiled on first use by :func:`_kernels`; element-wise arithmetic is
+# written in the same order as the NumPy expressions it replaces, reductions are sequential.
+
+#: Planes of the PCG work array ``W`` (each ``(n, C)``).
+_ALPHA, _F, _LF, _DA, _KD, _GA, _GA_OLD, _FD, _LFD = range(9)
+#: Rows of the PCG scalar array ``S`` (each ``(C,)``).
+_B, _GB, _GB_OLD, _DB, _DENOM_OLD, _STEP = range(6)
+
+
+def _line_search_loop(m, q, c0, c1, hinge):  # pragma: no cover - compiled
+    """The walk of :func:`exact_line_search` (m, q contiguous float64 vectors)."""
+    l = m.shape[0]
+    sqq = 0.0
+    sqm = 0.0
+    for i in range(l):
+        if (not hinge) or m[i] > 0.0 or (m[i] == 0.0 and q[i] < 0.0):   # E just after s = 0
+            sqq += q[i] * q[i]
+            sqm += q[i] * m[i]
+    slope = c1 + sqq
+    intercept = c0 - sqm
     if intercept >= 0.0:                                   # φ'(0) >= 0: not a descent direction
         return 0.0, 1
     pieces = 1
     if hinge:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            breaks = np.where(q != 0, m / q, np.inf)
-        candidates = np.flatnonzero((breaks > 0) & np.isfinite(breaks)
-                                    & (active == (q > 0)))  # active points leave, inactive enter
-        order = candidates[np.argsort(breaks[candidates], kind="stable")]
-        for i in order:
-            if slope > 0 and -intercept / slope <= breaks[i]:
+        breaks = np.empty(l)
+        which = np.empty(l, dtype=np.int64)
+        k = 0
+        for i in range(l):
+            if q[i] != 0.0:
+                s_i = m[i] / q[i]
+                active = m[i] > 0.0 or (m[i] == 0.0 and q[i] < 0.0)
+                if s_i > 0.0 and np.isfinite(s_i) and active == (q[i] > 0.0):   # active leave, inactive enter
+                    breaks[k] = s_i
+                    which[k] = i
+                    k += 1
+        order = np.argsort(breaks[:k], kind="mergesort")  # stable: ties in index order
+        for j in order:
+            i = which[j]
+            if slope > 0.0 and -intercept / slope <= breaks[j]:
                 return -intercept / slope, pieces
             pieces += 1
-            sign = -1.0 if active[i] else 1.0              # v_j of the paper: leave (-1) / enter (+1)
+            active = m[i] > 0.0 or (m[i] == 0.0 and q[i] < 0.0)
+            sign = -1.0 if active else 1.0                 # v_j of the paper: leave (-1) / enter (+1)
             slope += sign * q[i] * q[i]
             intercept -= sign * q[i] * m[i]
-    if slope <= 0:
+    if slope <= 0.0:
         return 0.0, pieces                                 # unbounded below along d: cannot happen for γ > 0
     return -intercept / slope, pieces
+
+
+def _step_loop(W, S, Y, gamma_A, gamma_I, hinge, Ldata, Lindices, Lindptr, csr, m, q, gradient):  # pragma: no cover
+    """Steps 1-2 of a PCG iteration: ``f_d = K d_α + d_b``, ``L f_d`` (when ``csr``; otherwise the
+    caller filled both planes), the line-search coefficients, the exact line search per column,
+    and the move ``z ← z + s d`` with f and L f updated alongside; then, if ``gradient``, the new
+    gradient (:func:`_gradient_loop`). Returns the pieces examined."""
+    n, C = W.shape[1], W.shape[2]
+    l = Y.shape[0]
+    alpha, f, Lf, d_a, Kd = W[_ALPHA], W[_F], W[_LF], W[_DA], W[_KD]
+    fd, Lfd = W[_FD], W[_LFD]
+    if csr:
+        for i in range(n):
+            for c in range(C):
+                fd[i, c] = Kd[i, c] + S[_DB, c]
+        # CSR product, each row summed in storage order as SciPy's csr_matvec does; unsigned
+        # indices spare the negative-index check on every gather (2x faster)
+        for c in range(C):
+            for i in range(n):
+                acc = 0.0
+                for jj in range(np.uint64(Lindptr[i]), np.uint64(Lindptr[i + 1])):
+                    acc += Ldata[jj] * fd[np.uint64(Lindices[jj]), c]
+                Lfd[i, c] = acc
+    pieces = 0
+    for c in range(C):
+        ka_d = 0.0
+        fd_lf = 0.0
+        d_kd = 0.0
+        fd_lfd = 0.0
+        b = S[_B, c]
+        for i in range(n):
+            ka_d += (f[i, c] - b) * d_a[i, c]
+            fd_lf += fd[i, c] * Lf[i, c]
+            d_kd += d_a[i, c] * Kd[i, c]
+            fd_lfd += fd[i, c] * Lfd[i, c]
+        c0 = gamma_A * ka_d + gamma_I * fd_lf
+        c1 = gamma_A * d_kd + gamma_I * fd_lfd
+        for i in range(l):
+            m[i] = 1.0 - Y[i, c] * f[i, c]
+            q[i] = Y[i, c] * fd[i, c]
+        step, p = _line_search_kernel(m, q, c0, c1, hinge)
+        pieces += p
+        S[_STEP, c] = step
+    for i in range(n):
+        for c in range(C):
+            s = S[_STEP, c]
+            alpha[i, c] += s * d_a[i, c]
+            f[i, c] += s * fd[i, c]
+            Lf[i, c] += s * Lfd[i, c]
+    for c in range(C):
+        S[_B, c] = S[_B, c] + S[_STEP, c] * S[_DB, c]
+    if gradient:
+        _gradient_kernel(W, S, Y, gamma_A, gamma_I, hinge)
+    return pieces
+
+
+def _gradient_loop(W, S, Y, gamma_A, gamma_I, hinge):  # pragma: no cover - compiled
+    """Step 3 without the product by K: keep ``∇̂`` as ``∇̂_old`` and compute the new one
+    (:func:`preconditioned_gradient`) into the ``_GA`` plane and the ``_GB`` row."""
+    n, C = W.shape[1], W.shape[2]
+    l = Y.shape[0]
+    alpha, f, Lf, g_a, g_a_old = W[_ALPHA], W[_F], W[_LF], W[_GA], W[_GA_OLD]
+    for c in range(C):
+        S[_GB_OLD, c] = S[_GB, c]
+        res_sum = 0.0
+        lf_sum = 0.0
+        for i in range(n):
+            g_a_old[i, c] = g_a[i, c]
+            g = gamma_A * alpha[i, c] + gamma_I * Lf[i, c]
+            if i < l:
+                r = f[i, c] - Y[i, c]
+                if hinge and not (Y[i, c] * f[i, c] < 1.0):
+                    r = 0.0
+                g += r
+                res_sum += r
+            g_a[i, c] = g
+            lf_sum += Lf[i, c]
+        S[_GB, c] = res_sum + gamma_I * lf_sum
+
+
+def _direction_loop(W, S, Kg, Y, gamma_A, gamma_I, hinge, out):  # pragma: no cover - compiled
+    """Steps 4-5 given ``Kg = K ∇̂_α`` (float64 or float32): Polak-Ribière ρ with restart, the new
+    direction with the descent safeguard, and the iteration's record: ``out = [objective (sum
+    over columns), ||∇||, ||∇̂||, sqrt(∇̂ᵀ∇), restarts, mean step]``."""
+    n, C = W.shape[1], W.shape[2]
+    l = Y.shape[0]
+    alpha, f, Lf, d_a, Kd, g_a, g_a_old = W[_ALPHA], W[_F], W[_LF], W[_DA], W[_KD], W[_GA], W[_GA_OLD]
+    gb2 = 0.0
+    kg2 = 0.0
+    ga2 = 0.0
+    gakg = 0.0
+    restarts = 0
+    obj = 0.0
+    step_sum = 0.0
+    for c in range(C):
+        g_b = S[_GB, c]
+        ga_kg = 0.0
+        kg_gao = 0.0
+        for i in range(n):
+            ga_kg += g_a[i, c] * Kg[i, c]
+            kg_gao += Kg[i, c] * g_a_old[i, c]
+        denom = g_b * g_b + ga_kg                          # ∇ᵀ∇̂
+        num = denom - (g_b * S[_GB_OLD, c] + kg_gao)
+        rho = 0.0
+        if S[_DENOM_OLD, c] > 0:
+            rho = num / S[_DENOM_OLD, c]
+            if rho < 0.0:
+                rho = 0.0
+        if rho == 0.0:
+            restarts += 1
+        S[_DENOM_OLD, c] = denom
+        d_b = -g_b + rho * S[_DB, c]
+        slope0 = 0.0
+        for i in range(n):
+            d_a[i, c] = -g_a[i, c] + rho * d_a[i, c]
+            Kd[i, c] = -Kg[i, c] + rho * Kd[i, c]
+            slope0 += Kg[i, c] * d_a[i, c]
+        slope0 = g_b * d_b + slope0
+        if slope0 >= 0:                                    # not a descent direction: restart on -∇̂
+            d_b = -g_b
+            for i in range(n):
+                d_a[i, c] = -g_a[i, c]
+                Kd[i, c] = -Kg[i, c]
+        S[_DB, c] = d_b
+        # norms and objective (eq. 7) at the current point
+        gb2 += g_b * g_b
+        ga_sq = 0.0
+        kg_sq = 0.0
+        loss = 0.0
+        a_ka = 0.0
+        f_lf = 0.0
+        b = S[_B, c]
+        for i in range(n):
+            kg = np.float64(Kg[i, c])                      # float64 also for a float32 kernel
+            ga_sq += g_a[i, c] * g_a[i, c]
+            kg_sq += kg * kg
+            a_ka += alpha[i, c] * (f[i, c] - b)
+            f_lf += f[i, c] * Lf[i, c]
+        for i in range(l):
+            mi = 1.0 - Y[i, c] * f[i, c]
+            if hinge:
+                mi = max(mi, 0.0)
+            loss += mi * mi
+        kg2 += kg_sq
+        ga2 += ga_sq
+        gakg += ga_kg
+        obj += 0.5 * (loss + gamma_A * a_ka + gamma_I * f_lf)
+        step_sum += S[_STEP, c]
+    out[0] = obj
+    out[1] = np.sqrt(gb2 + kg2)
+    out[2] = np.sqrt(gb2 + ga2)
+    out[3] = np.sqrt(max(gb2 + gakg, 0.0))
+    out[4] = restarts
+    out[5] = step_sum / C
+
+
+#: The line search and the gradient as the step loop calls them; rebound to the compiled
+#: functions by _kernels().
+_line_search_kernel = _line_search_loop
+_gradient_kernel = _gradient_loop
+_KERNELS = None
+
+
+def _kernels():
+    """The compiled loops (numba, cached on disk; the first call in a fresh environment compiles)."""
+    global _KERNELS, _line_search_kernel, _gradient_kernel
+    if _KERNELS is None:
+        import numba
+        from types import SimpleNamespace
+        jit = numba.njit(cache=True, nogil=True)
+        _line_search_kernel = jit(_line_search_loop)
+        _gradient_kernel = jit(_gradient_loop)
+        _KERNELS = SimpleNamespace(line_search=_line_search_kernel, step=jit(_step_loop),
+                                   gradient=_gradient_kernel, direction=jit(_direction_loop))
+    return _KERNELS
 
 
 def decisions_of(F):
@@ -146,35 +358,65 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
     """
     n, C = K.shape[0], Y.shape[1]
     l = Y.shape[0]
+    kern = _kernels()
+    Y = np.ascontiguousarray(Y, dtype=np.float64)
+    gamma_A, gamma_I, hinge = float(gamma_A), float(gamma_I), bool(hinge)
     matmul = (lambda A: K @ A.astype(dtype, copy=False)) if dtype != np.float64 else (lambda A: K @ A)
-    alpha = np.zeros((n, C)) if alpha0 is None else np.array(alpha0, dtype=float).reshape(n, C)
-    b = np.zeros(C) if b0 is None else np.array(b0, dtype=float).reshape(C)
+    # all state in two preallocated arrays, updated in place by the compiled loops
+    W = np.zeros((9, n, C))
+    S = np.zeros((6, C))
+    alpha, f, Lf, d_a, Kd, g_a = W[_ALPHA], W[_F], W[_LF], W[_DA], W[_KD], W[_GA]
+    fd, Lfd = W[_FD], W[_LFD]
+    b = S[_B]
+    if alpha0 is not None:
+        alpha[:] = np.asarray(alpha0, dtype=float).reshape(n, C)
+    if b0 is not None:
+        b[:] = np.asarray(b0, dtype=float).reshape(C)
     n_products = 0
     if alpha0 is not None and np.any(alpha):
-        f = np.asarray(matmul(alpha), dtype=float) + b
+        f[:] = np.asarray(matmul(alpha), dtype=float) + b
         n_products += 1
     else:
-        f = np.zeros((n, C)) + b
-    Lf = L @ f
+        f[:] = b
+    Lf[:] = L @ f
+    # L f_d inside the compiled step when L is sparse (any scipy format, read as CSR once)
+    csr = sp.issparse(L)
+    if csr:
+        Lc = L.tocsr()
+        Ldata = np.ascontiguousarray(Lc.data, dtype=np.float64)
+        Lindices, Lindptr = Lc.indices, Lc.indptr
+    else:
+        Ldata, Lindices, Lindptr = np.zeros(0), np.zeros(0, dtype=np.int32), np.zeros(1, dtype=np.int32)
+    # the product by K: in place, in K's precision (float32 kernels: cast ∇̂_α down, read K∇̂_α up)
+    if dtype != np.float64:
+        g_low = np.empty((n, C), dtype=dtype)
+        Kg = np.empty((n, C), dtype=dtype)
 
-    def fresh_gradient():
-        g_b, g_a = preconditioned_gradient(alpha, f, Lf, Y, gamma_A, gamma_I, hinge)
-        Kg = np.asarray(matmul(g_a), dtype=float)
-        return g_b, g_a, Kg
+        def product_Kg():
+            np.copyto(g_low, g_a, casting="same_kind")
+            np.matmul(K, g_low, out=Kg)
+    else:
+        Kg = np.empty((n, C))
 
-    g_b, g_a, Kg = fresh_gradient()
+        def product_Kg():
+            np.matmul(K, g_a, out=Kg)
+
+    # iteration 0: ∇̂, K ∇̂, and d = -∇̂ (the direction loop with ρ = 0, as S[_DENOM_OLD] = 0 and
+    # d = 0 so far), which also gives the objective and the norms at the starting point
+    rec = np.zeros(6)
+    kern.gradient(W, S, Y, gamma_A, gamma_I, hinge)
+    product_Kg()
     n_products += 1
-    d_b, d_a, Kd = -g_b, -g_a, -Kg
-    gnorm0 = _norms(g_b, g_a, Kg)
+    kern.direction(W, S, Kg, Y, gamma_A, gamma_I, hinge, rec)
+    obj0, *gnorm0 = rec[:4].tolist()
     # scale of the optimality test: ||∇|| at z = 0, [-1ᵀy, -K J_Lᵀ y], so that tol means the same
     # for cold and warm starts
     grad_zero = np.sqrt(np.sum(Y.sum(axis=0) ** 2)
                         + np.sum(np.asarray(K[:, :l] @ Y.astype(K.dtype), dtype=float) ** 2))
-    hist = {k: [] for k in ("objective", "grad_norm", "pgrad_norm", "mixed_product", "step",
-                            "line_search_iters", "restarts")}
+    # history: one tuple per iteration (objective, ||∇||, ||∇̂||, sqrt(∇̂ᵀ∇), mean step, line-search
+    # pieces so far, restarts), turned into arrays at the end
+    hist = [(obj0, gnorm0[0], gnorm0[1], gnorm0[2], 0.0, 0, 0)]
     checks = {k: [] for k in ("iteration", "rule", "value", "threshold", "stop", "error_U", "error_V")}
-    obj0 = objective(alpha, b, f, Lf, Y, gamma_A, gamma_I, hinge)
-    _record(hist, obj0, gnorm0, 0.0, 0, 0)
     for mon in monitors:                                   # classic rules: normalise by iteration 0
         if hasattr(mon.rule, "start"):
             mon.rule.start(mon, {"gradient": gnorm0[0], "preconditioned_gradient": gnorm0[1],
@@ -187,56 +429,38 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
         max_iter_eff = 0
     else:
         max_iter_eff = max_iter
-    denom_old = np.einsum("j,j->j", g_b, g_b) + np.einsum("ij,ij->j", g_a, Kg)   # ∇ᵀ∇̂ per column
+    m_buf, q_buf = np.empty(l), np.empty(l)
+    tol_abs = tol * grad_zero
+    monitor_due = [mon.due for mon in monitors]
+    step_kernel, gradient_kernel, direction_kernel = kern.step, kern.gradient, kern.direction
     for t in range(1, max_iter_eff + 1):
-        # 1. exact line search along d, column by column
-        fd = Kd + d_b
-        Lfd = L @ fd
-        Ka = f - b
-        c0 = gamma_A * np.einsum("ij,ij->j", Ka, d_a) + gamma_I * np.einsum("ij,ij->j", fd, Lf)
-        c1 = gamma_A * np.einsum("ij,ij->j", d_a, Kd) + gamma_I * np.einsum("ij,ij->j", fd, Lfd)
-        m = margins(f[:l], Y)
-        q = Y * fd[:l]
-        steps = np.empty(C)
-        for c in range(C):
-            steps[c], pieces = exact_line_search(m[:, c], q[:, c], c0[c], c1[c], hinge)
-            n_ls += pieces
-        # 2. move: z ← z + s d, with f and L f updated alongside
-        alpha += steps * d_a
-        b = b + steps * d_b
-        f += steps * fd
-        Lf += steps * Lfd
-        if t % REFRESH_PERIOD == 0:
-            f = np.asarray(matmul(alpha), dtype=float) + b
-            Lf = L @ f
+        # 1-2. exact line search along d, column by column, and the move z ← z + s d with f and
+        # L f updated alongside (L(f + s f_d) = L f + s L f_d)
+        if not csr:
+            np.add(Kd, S[_DB], out=fd)
+            Lfd[:] = L @ fd
+        # 3. new preconditioned gradient (in the same call unless f is recomputed first), and the
+        # true one: the iteration's product by K
+        refresh = t % REFRESH_PERIOD == 0
+        n_ls += step_kernel(W, S, Y, gamma_A, gamma_I, hinge, Ldata, Lindices, Lindptr, csr, m_buf, q_buf,
+                            not refresh)
+        if refresh:
+            f[:] = np.asarray(matmul(alpha), dtype=float) + b
+            Lf[:] = L @ f
             n_products += 1
-        # 3. new preconditioned gradient and the true one (the iteration's product by K)
-        g_b_old, g_a_old = g_b, g_a
-        g_b, g_a, Kg = fresh_gradient()
+            gradient_kernel(W, S, Y, gamma_A, gamma_I, hinge)
+        product_Kg()
         n_products += 1
-        # 4. Polak-Ribière with automatic restart: ρ = max(∇ᵀ(∇̂ - ∇̂_old) / ∇_oldᵀ∇̂_old, 0)
-        denom = np.einsum("j,j->j", g_b, g_b) + np.einsum("ij,ij->j", g_a, Kg)
-        num = denom - (g_b * g_b_old + np.einsum("ij,ij->j", Kg, g_a_old))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            rho = np.where(denom_old > 0, np.maximum(num / denom_old, 0.0), 0.0)
-        denom_old = denom
-        d_b = -g_b + rho * d_b
-        d_a = -g_a + rho * d_a
-        Kd = -Kg + rho * Kd
-        # descent safeguard: φ'(0) = ∇ᵀd must be negative, otherwise restart on -∇̂
-        slope0 = g_b * d_b + np.einsum("ij,ij->j", Kg, d_a)
-        bad = slope0 >= 0
-        if bad.any():
-            d_b = np.where(bad, -g_b, d_b)
-            d_a[:, bad], Kd[:, bad] = -g_a[:, bad], -Kg[:, bad]
-        gnorm = _norms(g_b, g_a, Kg)
-        obj = objective(alpha, b, f, Lf, Y, gamma_A, gamma_I, hinge)
-        _record(hist, obj, gnorm, float(np.mean(steps)), int(n_ls), int(np.sum(rho == 0)))
-        # 5. goal conditions: early-stopping rules first, then optimality, then the callback
-        if monitors:
+        # 4. Polak-Ribière with automatic restart, descent safeguard; norms and objective
+        direction_kernel(W, S, Kg, Y, gamma_A, gamma_I, hinge, rec)
+        obj, grad_norm, pgrad_norm, mixed, restarts, step = rec.tolist()
+        hist.append((obj, grad_norm, pgrad_norm, mixed, step, n_ls, int(restarts)))
+        # 5. goal conditions: early-stopping rules first (built only when one is due), then
+        # optimality, then the callback
+        if monitors and any(due(t) for due in monitor_due):
             progress = Progress(
-                t, objective=float(obj.sum()), grad_norm=gnorm[0], pgrad_norm=gnorm[1],
-                mixed_product=gnorm[2], decisions=lambda: decisions_of(f[l:]),
+                t, objective=obj, grad_norm=grad_norm, pgrad_norm=pgrad_norm,
+                mixed_product=mixed, decisions=lambda: decisions_of(f[l:]),
                 validation_error=(None if validation is None else
                                   (lambda: _errors(validation[0] @ alpha + b, validation[1]))))
             fired = None
@@ -257,13 +481,12 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
                 stop_event = StopEvent(fired.rule, t, fired.value, fired.threshold)
                 status, detail = 1, f"{fired.rule} rule at iteration {t} ({fired.value:.4g} vs {fired.threshold:.4g})"
                 break
-        if gnorm[0] <= tol * grad_zero:
-            status, detail = 0, f"||grad|| / ||grad(0)|| = {gnorm[0] / grad_zero:.3g} <= tol = {tol:g}"
+        if grad_norm <= tol_abs:
+            status, detail = 0, f"||grad|| / ||grad(0)|| = {grad_norm / grad_zero:.3g} <= tol = {tol:g}"
             break
-        if t > STALL_WINDOW and (hist["objective"][-STALL_WINDOW - 1] - hist["objective"][-1]
-                                 <= 8 * _EPS * abs(hist["objective"][-1])):
+        if t > STALL_WINDOW and hist[-STALL_WINDOW - 1][0] - obj <= 8 * _EPS * abs(obj):
             status, detail = 0, (f"the objective did not decrease over {STALL_WINDOW} iterations (round-off "
-                                 f"level; ||grad|| / ||grad(0)|| = {gnorm[0] / grad_zero:.3g}, tol = {tol:g})")
+                                 f"level; ||grad|| / ||grad(0)|| = {grad_norm / grad_zero:.3g}, tol = {tol:g})")
             break
         if callback is not None:
             try:
@@ -272,14 +495,18 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
                 status, detail = 3, str(t)
                 break
     # final f from scratch so that the reported objective is eq. (7) at the returned (α, b)
+    alpha, b = alpha.copy(), b.copy()
     f = np.asarray(matmul(alpha), dtype=float) + b
     Lf = L @ f
     n_products += 1
     obj = objective(alpha, b, f, Lf, Y, gamma_A, gamma_I, hinge)
+    columns = list(zip(*hist))
+    history = {k: np.asarray(v, dtype=dt) for k, v, dt in zip(
+        ("objective", "grad_norm", "pgrad_norm", "mixed_product", "step", "line_search_iters", "restarts"),
+        columns, (float, float, float, float, float, int, int))}
     return dict(alpha=alpha, b=b, objective=obj, f=f, n_iter=t if max_iter_eff else 0,
                 n_line_search=int(n_ls), status=status, detail=detail, stop_event=stop_event,
-                history={**{k: np.asarray(v) for k, v in hist.items()},
-                         **{"check_" + k: np.asarray(v) for k, v in checks.items()}},
+                history={**history, **{"check_" + k: np.asarray(v) for k, v in checks.items()}},
                 n_kernel_products=n_products)
 
 
@@ -289,16 +516,6 @@ def _norms(g_b, g_a, Kg):
     pgrad = np.sqrt(np.sum(g_b * g_b) + np.sum(g_a * g_a))
     mixed = np.sqrt(max(np.sum(g_b * g_b) + np.sum(g_a * Kg), 0.0))
     return grad, pgrad, mixed
-
-
-def _record(hist, obj, gnorm, step, n_ls, restarts):
-    hist["objective"].append(float(np.sum(obj)))
-    hist["grad_norm"].append(gnorm[0])
-    hist["pgrad_norm"].append(gnorm[1])
-    hist["mixed_product"].append(gnorm[2])
-    hist["step"].append(step)
-    hist["line_search_iters"].append(n_ls)
-    hist["restarts"].append(restarts)
 
 
 # ------------------------------------------------------------------------------ Newton / direct
