@@ -342,12 +342,23 @@ def _finish(raw, *, func, method, loss, classes, params, X, timings, t_solve, wa
         classes=classes, params=MappingProxyType({**params, "solver": func, "method": method}), X_train=X)
 
 
+_THREADPOOLS = None
+
+
 def _blas_limit(threads):
-    """Context limiting the BLAS thread pool (None: leave it alone)."""
+    """Context limiting the BLAS thread pool (None: leave it alone).
+
+    The thread pools are inspected once per process (``threadpoolctl.ThreadpoolController``; NumPy's
+    and SciPy's BLAS are loaded when this module is imported): a fresh ``threadpool_limits`` rescans
+    the loaded libraries every time, ~2-3 ms, as much as a few dozen PCG iterations on n = 1000.
+    """
+    global _THREADPOOLS
     if threads is None:
         return contextlib.nullcontext()
-    from threadpoolctl import threadpool_limits
-    return threadpool_limits(limits=threads, user_api="blas")
+    if _THREADPOOLS is None:
+        from threadpoolctl import ThreadpoolController
+        _THREADPOOLS = ThreadpoolController()
+    return _THREADPOOLS.limit(limits=threads, user_api="blas")
 
 
 def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, coef0,
