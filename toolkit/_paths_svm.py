@@ -513,8 +513,9 @@ def svm_path(K, y, *, lambda_min=None, max_iter=None, ridge=0.0, refresh=250):
     return _svm_path(K, y, lambda_min, max_iter, ridge, refresh)
 
 
-def _initialize(K, y):
-    """Wang et al. §3.1: α⁰, the elbow at λ⁰, λ⁰, α₀⁰ and the segment above λ⁰."""
+def _initialize(K, y, return_hstar=False):
+    """Wang et al. §3.1: α⁰, the elbow at λ⁰, λ⁰, α₀⁰ and the segment above λ⁰ (and, with
+    ``return_hstar``, ``h* = K (y α⁰)`` as a seventh item)."""
     l = y.size
     n_pos, n_neg = int((y > 0).sum()), int((y < 0).sum())
     alpha = np.ones(l)
@@ -525,10 +526,9 @@ def _initialize(K, y):
         major = 1.0 if n_pos > n_neg else -1.0
         M, N = np.flatnonzero(y == major), np.flatnonzero(y != major)
         # αᵀQα = aᵀ K_MM a - 2 aᵀ K_MN 1 + const  (a = α_M, α_N = 1)
-        from toolkit._paths_svm_numba import lemma2_qp
-        q = K[np.ix_(M, N)].sum(axis=1)
-        a = lemma2_qp(np.ascontiguousarray(K[np.ix_(M, M)]), q, np.argsort(-q, kind="stable"), float(N.size),
-                      1e-12, 10 * M.size + 50)
+        from toolkit._paths_svm_numba import lemma2_qp_sub
+        q = (K @ (y != major).astype(float))[M]          # Σ_{j ∈ N} K_ij, one matrix-vector product
+        a = lemma2_qp_sub(K, M, q, np.argsort(-q, kind="stable"), float(N.size), 1e-12, 10 * M.size + 50)
         a[a < _FREE_ATOL] = 0.0
         a[a > 1.0 - _FREE_ATOL] = 1.0
         alpha[M] = a
@@ -557,11 +557,11 @@ def _initialize(K, y):
         # reference λ on the kernel's scale
         lam0 = max(float(np.max(np.diag(K))), np.finfo(float).tiny)
         alpha0 = (top[1] * lam0 - h_free) if top[0] == 0 else _midpoint_alpha0(lam0, top[2])
-        return alpha, alpha0, -lam0, state, how, top
+        return (alpha, alpha0, -lam0, state, how, top) + ((hstar,) if return_hstar else ())
     h = hstar + alpha0
     margin = y * h - lam0
     state[np.abs(margin) <= _TIE_RTOL * lam0 * 10] = _ELBOW
-    return alpha, alpha0, lam0, state, how, top
+    return (alpha, alpha0, lam0, state, how, top) + ((hstar,) if return_hstar else ())
 
 
 def _single_segment_path(K, y, alpha, alpha0, lam, state, how, top):
@@ -778,7 +778,7 @@ def _svm_path(K, y, lambda_min, max_iter, ridge, refresh):
     K = np.ascontiguousarray(K, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.float64)
     l = y.size
-    alpha, alpha0, lam, state, how, (top_kind, top_slope, top_bounds) = _initialize(K, y)
+    alpha, alpha0, lam, state, how, (top_kind, top_slope, top_bounds), hstar = _initialize(K, y, True)
     if lam < 0:
         return _single_segment_path(K, y, alpha, alpha0, -lam, state, how, (top_kind, top_slope, top_bounds))
     state = state.astype(np.int64)
@@ -786,7 +786,7 @@ def _svm_path(K, y, lambda_min, max_iter, ridge, refresh):
     if lambda_min is not None and lambda_min < floor:
         lambda_min = None
     stop = -1.0 if lambda_min is None else float(lambda_min)
-    h = K @ (y * alpha) + alpha0
+    h = hstar + alpha0
     changed_at = np.full(l, np.inf)
     tail = np.zeros(l)
 
@@ -871,28 +871,22 @@ def _svm_path(K, y, lambda_min, max_iter, ridge, refresh):
             status = {nb.EXIT_STOP: 2, nb.EXIT_FLOOR: 4, nb.EXIT_MAXITER: 3}[code]
         break
 
-    # merge records at equal λ (zero-length empty-elbow collapses): keep the later one
+    # merge records at equal λ (zero-length empty-elbow collapses): keep the later one, i.e.
+    # record k - 1 survives when record k lies strictly below it
     lam_rec = buf["lam"][:n_rec]
-    keep = [0]
-    for k in range(1, n_rec):
-        if lam_rec[k] < lam_rec[keep[-1]] * (1 - 1e-13):
-            keep.append(k)
-        else:
-            keep[-1] = k
-    sel = np.array(keep)
+    last = np.ones(n_rec, dtype=bool)
+    last[:-1] = lam_rec[1:] < lam_rec[:-1] * (1 - 1e-13)
+    sel = np.flatnonzero(last)
     if status == 3:
         warnings.warn(f"svm_path stopped after max_iter={max_iter} events at λ = {lam:.6g} with "
                       f"{int((state == _LEFT).sum())} points still in L; increase max_iter.",
                       RuntimeWarning, stacklevel=3)
-    words = []
-    for k in sel:
-        kind, first, count = buf["ev_kind"][k], buf["ev_first"][k], buf["ev_count"][k]
-        text = _EVENT_WORDS[int(kind)]
-        if kind == nb.EV_START:
-            text = f"start ({how})"
-        elif first >= 0:
-            text = f"{first} {text}" + (f" (+{count - 1} more)" if count > 1 else "")
-        words.append(text)
+    start = f"start ({how})"
+    words = [start if kind == nb.EV_START else _EVENT_WORDS[kind] if first < 0
+             else f"{first} {_EVENT_WORDS[kind]}" if count <= 1
+             else f"{first} {_EVENT_WORDS[kind]} (+{count - 1} more)"
+             for kind, first, count in zip(buf["ev_kind"][sel].tolist(), buf["ev_first"][sel].tolist(),
+                                           buf["ev_count"][sel].tolist())]
     if sel.size == n_rec:
         take = lambda a: a[:n_rec]          # noqa: E731 - nothing merged: views of the records
     else:

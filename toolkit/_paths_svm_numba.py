@@ -568,8 +568,15 @@ def _elbow_remove(E, pos, KE, yE, m, k):  # pragma: no cover - compiled
 @numba.njit(cache=True)
 def lemma2_qp(H, q, order, total, tol, max_iter):  # pragma: no cover - compiled
     """Compiled twin of ``_paths_svm._lemma2_qp``: exact primal active set for
-    ``min ½ aᵀ H a - qᵀ a`` s.t. ``0 <= a <= 1``, ``Σ a = total``; ``order`` sorts ``q``
-    decreasingly (the start vertex puts ones on the first ``total``)."""
+    ``min ½ aᵀ H a - qᵀ a`` s.t. ``0 <= a <= 1``, ``Σ a = total`` (``H`` symmetric); ``order``
+    sorts ``q`` decreasingly (the start vertex puts ones on the first ``total``)."""
+    return lemma2_qp_sub(H, np.arange(q.size), q, order, total, tol, max_iter)
+
+
+@numba.njit(cache=True)
+def lemma2_qp_sub(K, M, q, order, total, tol, max_iter):  # pragma: no cover - compiled
+    """:func:`lemma2_qp` with ``H = K[M][:, M]`` read through the index set ``M`` (no copy);
+    ``K`` symmetric."""
     n = q.size
     a = np.zeros(n)
     for k in range(int(total)):
@@ -578,8 +585,9 @@ def lemma2_qp(H, q, order, total, tol, max_iter):  # pragma: no cover - compiled
     grad = -q.copy()
     for j in range(n):
         if a[j] != 0.0:
+            rj = M[j]
             for i in range(n):
-                grad[i] += H[i, j] * a[j]
+                grad[i] += K[rj, M[i]] * a[j]
     scale = 1.0 + np.abs(grad).max()
     for _ in range(max_iter):
         m = 0
@@ -610,7 +618,7 @@ def lemma2_qp(H, q, order, total, tol, max_iter):  # pragma: no cover - compiled
         for r in range(m):
             gF[r] = grad[F[r]]
             for c in range(m):
-                HF[r, c] = H[F[r], F[c]]
+                HF[r, c] = K[M[F[r]], M[F[c]]]
             dmax = max(dmax, HF[r, r])
         # equality-constrained step: H_FF p + μ 1 = -g_F, 1ᵀ p = 0 (ridge only if H_FF is singular)
         delta = 0.0
@@ -649,10 +657,10 @@ def lemma2_qp(H, q, order, total, tol, max_iter):  # pragma: no cover - compiled
                 ratio, block = (1.0 - a[idx]) / p, idx
         for r in range(m):
             a[F[r]] += ratio * sol[r]
-            col = F[r]
+            rc = M[F[r]]
             step = ratio * sol[r]
             for i in range(n):
-                grad[i] += H[i, col] * step
+                grad[i] += K[rc, M[i]] * step
         if block >= 0:
             a[block] = 0.0 if a[block] < 0.5 else 1.0
             free[block] = False
@@ -664,7 +672,7 @@ def lemma2_qp(H, q, order, total, tol, max_iter):  # pragma: no cover - compiled
 @numba.njit(cache=True)
 def max_asymmetry(K):  # pragma: no cover - compiled
     """``max |K - Kᵀ|`` in cache-sized blocks, without the temporaries of ``np.abs(K - K.T)``
-    (NaN counts as infinitely asymmetric)."""
+    (``K`` finite)."""
     n = K.shape[0]
     worst = 0.0
     bs = 64
@@ -674,7 +682,5 @@ def max_asymmetry(K):  # pragma: no cover - compiled
             j1 = min(n, j0 + bs)
             for i in range(i0, i1):
                 for j in range(max(j0, i + 1), j1):
-                    d = abs(K[i, j] - K[j, i])
-                    if not d <= worst:
-                        worst = d if d == d else np.inf
+                    worst = max(worst, abs(K[i, j] - K[j, i]))
     return worst
