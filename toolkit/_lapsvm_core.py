@@ -158,34 +158,34 @@ def _line_search_loop(m, q, c0, c1, hinge):  # pragma: no cover - compiled
 
 
 def _step_loop(W, S, Y, gamma_A, gamma_I, hinge, Ldata, Lindices, Lindptr, csr, m, q, gradient):  # pragma: no cover
-    """Steps 1-2 of a PCG iteration: ``f_d = K d_α + d_b``, ``L f_d`` (when ``csr``; otherwise the
-    caller filled both planes), the line-search coefficients, the exact line search per column,
-    and the move ``z ← z + s d`` with f and L f updated alongside; then, if ``gradient``, the new
-    gradient (:func:`_gradient_loop`). Returns the pieces examined."""
+    """Steps 1-2 of a PCG iteration, column by column: ``f_d = K d_α + d_b`` and ``L f_d`` (when
+    ``csr``; otherwise the caller filled both planes), the line-search coefficients in the same
+    pass, the exact line search, and the move ``z ← z + s d`` with f and L f updated alongside;
+    if ``gradient``, the new gradient (as :func:`_gradient_loop`) in the same pass as the move.
+    Returns the pieces examined."""
     n, C = W.shape[1], W.shape[2]
     l = Y.shape[0]
     alpha, f, Lf, d_a, Kd = W[_ALPHA], W[_F], W[_LF], W[_DA], W[_KD]
-    fd, Lfd = W[_FD], W[_LFD]
-    if csr:
-        for i in range(n):
-            for c in range(C):
-                fd[i, c] = Kd[i, c] + S[_DB, c]
-        # CSR product, each row summed in storage order as SciPy's csr_matvec does; unsigned
-        # indices spare the negative-index check on every gather (2x faster)
-        for c in range(C):
-            for i in range(n):
-                acc = 0.0
-                for jj in range(np.uint64(Lindptr[i]), np.uint64(Lindptr[i + 1])):
-                    acc += Ldata[jj] * fd[np.uint64(Lindices[jj]), c]
-                Lfd[i, c] = acc
+    g_a, g_a_old, fd, Lfd = W[_GA], W[_GA_OLD], W[_FD], W[_LFD]
     pieces = 0
     for c in range(C):
+        d_b = S[_DB, c]
+        b = S[_B, c]
+        if csr:
+            for i in range(n):
+                fd[i, c] = Kd[i, c] + d_b
         ka_d = 0.0
         fd_lf = 0.0
         d_kd = 0.0
         fd_lfd = 0.0
-        b = S[_B, c]
         for i in range(n):
+            if csr:
+                # row i of the CSR product, summed in storage order as SciPy's csr_matvec does;
+                # unsigned indices spare the negative-index check on every gather (2x faster)
+                acc = 0.0
+                for jj in range(np.uint64(Lindptr[i]), np.uint64(Lindptr[i + 1])):
+                    acc += Ldata[jj] * fd[np.uint64(Lindices[jj]), c]
+                Lfd[i, c] = acc
             ka_d += (f[i, c] - b) * d_a[i, c]
             fd_lf += fd[i, c] * Lf[i, c]
             d_kd += d_a[i, c] * Kd[i, c]
@@ -195,19 +195,34 @@ def _step_loop(W, S, Y, gamma_A, gamma_I, hinge, Ldata, Lindices, Lindptr, csr, 
         for i in range(l):
             m[i] = 1.0 - Y[i, c] * f[i, c]
             q[i] = Y[i, c] * fd[i, c]
-        step, p = _line_search_kernel(m, q, c0, c1, hinge)
+        s, p = _line_search_kernel(m, q, c0, c1, hinge)
         pieces += p
-        S[_STEP, c] = step
-    for i in range(n):
-        for c in range(C):
-            s = S[_STEP, c]
+        S[_STEP, c] = s
+        S[_B, c] = b + s * d_b
+        if not gradient:
+            for i in range(n):
+                alpha[i, c] += s * d_a[i, c]
+                f[i, c] += s * fd[i, c]
+                Lf[i, c] += s * Lfd[i, c]
+            continue
+        S[_GB_OLD, c] = S[_GB, c]
+        res_sum = 0.0
+        lf_sum = 0.0
+        for i in range(n):
             alpha[i, c] += s * d_a[i, c]
             f[i, c] += s * fd[i, c]
             Lf[i, c] += s * Lfd[i, c]
-    for c in range(C):
-        S[_B, c] = S[_B, c] + S[_STEP, c] * S[_DB, c]
-    if gradient:
-        _gradient_kernel(W, S, Y, gamma_A, gamma_I, hinge)
+            g_a_old[i, c] = g_a[i, c]
+            g = gamma_A * alpha[i, c] + gamma_I * Lf[i, c]
+            if i < l:
+                r = f[i, c] - Y[i, c]
+                if hinge and not (Y[i, c] * f[i, c] < 1.0):
+                    r = 0.0
+                g += r
+                res_sum += r
+            g_a[i, c] = g
+            lf_sum += Lf[i, c]
+        S[_GB, c] = res_sum + gamma_I * lf_sum
     return pieces
 
 
@@ -251,11 +266,21 @@ def _direction_loop(W, S, Kg, Y, gamma_A, gamma_I, hinge, out):  # pragma: no co
     step_sum = 0.0
     for c in range(C):
         g_b = S[_GB, c]
+        b = S[_B, c]
         ga_kg = 0.0
         kg_gao = 0.0
+        ga_sq = 0.0
+        kg_sq = 0.0
+        a_ka = 0.0
+        f_lf = 0.0
         for i in range(n):
-            ga_kg += g_a[i, c] * Kg[i, c]
-            kg_gao += Kg[i, c] * g_a_old[i, c]
+            kg = np.float64(Kg[i, c])                      # float64 also for a float32 kernel
+            ga_kg += g_a[i, c] * kg
+            kg_gao += kg * g_a_old[i, c]
+            ga_sq += g_a[i, c] * g_a[i, c]
+            kg_sq += kg * kg
+            a_ka += alpha[i, c] * (f[i, c] - b)
+            f_lf += f[i, c] * Lf[i, c]
         denom = g_b * g_b + ga_kg                          # ∇ᵀ∇̂
         num = denom - (g_b * S[_GB_OLD, c] + kg_gao)
         rho = 0.0
@@ -280,24 +305,13 @@ def _direction_loop(W, S, Kg, Y, gamma_A, gamma_I, hinge, out):  # pragma: no co
                 Kd[i, c] = -Kg[i, c]
         S[_DB, c] = d_b
         # norms and objective (eq. 7) at the current point
-        gb2 += g_b * g_b
-        ga_sq = 0.0
-        kg_sq = 0.0
         loss = 0.0
-        a_ka = 0.0
-        f_lf = 0.0
-        b = S[_B, c]
-        for i in range(n):
-            kg = np.float64(Kg[i, c])                      # float64 also for a float32 kernel
-            ga_sq += g_a[i, c] * g_a[i, c]
-            kg_sq += kg * kg
-            a_ka += alpha[i, c] * (f[i, c] - b)
-            f_lf += f[i, c] * Lf[i, c]
         for i in range(l):
             mi = 1.0 - Y[i, c] * f[i, c]
             if hinge:
                 mi = max(mi, 0.0)
             loss += mi * mi
+        gb2 += g_b * g_b
         kg2 += kg_sq
         ga2 += ga_sq
         gakg += ga_kg
