@@ -269,20 +269,101 @@ def _refresh(K, y, alpha, alpha0, h):  # pragma: no cover - compiled
                 h[i] += w * K[j, i]
 
 
-@numba.njit(cache=True)
+_FM = {"nnan", "nsz", "contract"}     # no NaN reaches these loops; ±inf does
+
+
+@numba.njit(cache=True, fastmath=_FM)
 def _slopes(K, E, m, c, b0, g):  # pragma: no cover - compiled
-    """``g = K[:, E] c + b₀ = dh/dλ`` for every point (rows of the symmetric ``K``)."""
+    """``g = K[:, E] c + b₀ = dh/dλ`` for every point (rows of the symmetric ``K``, four at a time)."""
     l = g.size
     for i in range(l):
         g[i] = b0
-    for k in range(m):
-        r = E[k]
-        ck = c[k]
+    k = 0
+    while k + 4 <= m:
+        r0, r1, r2, r3 = E[k], E[k + 1], E[k + 2], E[k + 3]
+        c0, c1, c2, c3 = c[k], c[k + 1], c[k + 2], c[k + 3]
         for i in range(l):
-            g[i] += K[r, i] * ck
+            g[i] += (K[r0, i] * c0 + K[r1, i] * c1) + (K[r2, i] * c2 + K[r3, i] * c3)
+        k += 4
+    while k < m:
+        r0 = E[k]
+        c0 = c[k]
+        for i in range(l):
+            g[i] += K[r0, i] * c0
+        k += 1
+
+
+@numba.njit(cache=True, fastmath=_FM, error_model="numpy")
+def _candidates_outside(lam, sgn, y, h, g, changed_at, cand):  # pragma: no cover - compiled
+    """The λ below which each point outside the elbow reaches it (``-inf``: never on this
+    segment; elbow points, ``sgn = 0``, get ``-inf`` here). With ``s = +1`` on R and ``-1`` on L
+    the margin ``s (y h - λ)`` must fall to 0 at the rate ``s (y g - 1) > 0``; a point that just
+    changed set at this λ is not moved again at once. Branch-free, so it vectorises."""
+    l = y.size
+    lo = lam * (1 - 1e-8)
+    hi = lam * (1 + 1e-12)
+    ninf = -np.inf
+    for i in range(l):
+        s = sgn[i]
+        yi = y[i]
+        sm = s * (yi * h[i] - lam)
+        ss = s * (yi * g[i] - 1.0)
+        ok = ss > 0.0
+        num = sm if sm > 0.0 else 0.0
+        ci = lam - num / (ss if ok else 1.0)
+        ci = ci if ci < lam else lam
+        kill = (ci >= lo) & (changed_at[i] <= hi)
+        cand[i] = ci if ok & ~kill else ninf
 
 
 @numba.njit(cache=True)
+def _scan_and_record(lam, sgn, y, h, alpha, cand, rec_alpha, n):  # pragma: no cover - compiled
+    """``(max cand, max_i -s_i (y_i h_i - λ), Σ y α)`` with four independent accumulators (no
+    loop-carried dependency chain), and ``α`` copied into record ``n``."""
+    l = y.size
+    ninf = -np.inf
+    m0 = m1 = m2 = m3 = ninf
+    v0 = v1 = v2 = v3 = 0.0
+    s0 = s1 = s2 = s3 = 0.0
+    i = 0
+    while i + 4 <= l:
+        a = cand[i]
+        b = cand[i + 1]
+        c = cand[i + 2]
+        d = cand[i + 3]
+        m0 = a if a > m0 else m0
+        m1 = b if b > m1 else m1
+        m2 = c if c > m2 else m2
+        m3 = d if d > m3 else m3
+        a = -sgn[i] * (y[i] * h[i] - lam)
+        b = -sgn[i + 1] * (y[i + 1] * h[i + 1] - lam)
+        c = -sgn[i + 2] * (y[i + 2] * h[i + 2] - lam)
+        d = -sgn[i + 3] * (y[i + 3] * h[i + 3] - lam)
+        v0 = a if a > v0 else v0
+        v1 = b if b > v1 else v1
+        v2 = c if c > v2 else v2
+        v3 = d if d > v3 else v3
+        s0 += y[i] * alpha[i]
+        s1 += y[i + 1] * alpha[i + 1]
+        s2 += y[i + 2] * alpha[i + 2]
+        s3 += y[i + 3] * alpha[i + 3]
+        rec_alpha[n, i] = alpha[i]
+        rec_alpha[n, i + 1] = alpha[i + 1]
+        rec_alpha[n, i + 2] = alpha[i + 2]
+        rec_alpha[n, i + 3] = alpha[i + 3]
+        i += 4
+    while i < l:
+        a = cand[i]
+        m0 = a if a > m0 else m0
+        a = -sgn[i] * (y[i] * h[i] - lam)
+        v0 = a if a > v0 else v0
+        s0 += y[i] * alpha[i]
+        rec_alpha[n, i] = alpha[i]
+        i += 1
+    return max(max(m0, m1), max(m2, m3)), max(max(v0, v1), max(v2, v3)), (s0 + s1) + (s2 + s3)
+
+
+@numba.njit(cache=True, error_model="numpy")
 def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, max_events, n_events,
            refresh, ridge, n_rec, ev_kind, ev_first, ev_count,
            rec_lam, rec_alpha, rec_alpha0, rec_esz, rec_kkt, rec_sing,
@@ -303,6 +384,7 @@ def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, m
     n_singular = 0
     cand = np.empty(l)
     g = np.empty(l)
+    hits = np.empty(l, dtype=np.int64)
     pos = np.full(l, -1, dtype=np.int64)
     E = np.empty(l, dtype=np.int64)
     fcap = min(l, 64)
@@ -315,7 +397,9 @@ def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, m
     x = np.empty(l)
     m = 0
     n_left = 0
+    sgn = np.empty(l)                   # +1 on R, -1 on L, 0 on E
     for i in range(l):
+        sgn[i] = 1.0 - state[i]
         if state[i] == ELBOW:
             E[m] = i
             pos[i] = m
@@ -392,9 +476,11 @@ def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, m
                 bj = y[j] * c[k]
                 if alpha[j] >= 1.0 and bj < -1e-12:
                     state[j] = LEFT
+                    sgn[j] = -1.0
                     n_left += 1
                 elif alpha[j] <= 0.0 and bj > 1e-12:
                     state[j] = RIGHT
+                    sgn[j] = 1.0
                 else:
                     k -= 1
                     continue
@@ -409,46 +495,30 @@ def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, m
             n_singular += 1
         # ---- dh/dλ for every point
         _slopes(K, E, m, c, b0, g)
-        # ---- one pass: candidate events below λ and the KKT record at λ
-        lam_next = -np.inf
+        # ---- candidate events below λ and the KKT record at λ
+        _candidates_outside(lam, sgn, y, h, g, changed_at, cand)
         viol = 0.0
-        sy = 0.0
         inv = 1.0 / lam
-        for i in range(l):
+        lo = lam * (1 - 1e-8)
+        hi = lam * (1 + 1e-12)
+        for k in range(m):
+            i = E[k]
             ai = alpha[i]
-            yi = y[i]
-            sy += yi * ai
-            viol = max(viol, -ai, ai - 1.0)
-            margin = yi * h[i] - lam
+            viol = max(viol, abs(y[i] * h[i] - lam) * inv)
+            bi = y[i] * c[k]
             ci = -np.inf
-            st = state[i]
-            if st == ELBOW:
-                viol = max(viol, abs(margin) * inv)
-                bi = yi * c[pos[i]]
-                if bi < 0:
-                    ci = lam + (1.0 - ai) / bi
-                elif bi > 0:
-                    ci = lam - ai / bi
-            else:
-                slope = yi * g[i] - 1.0
-                if st == LEFT:
-                    viol = max(viol, margin * inv)
-                    if slope < 0:
-                        ci = lam - min(margin, 0.0) / slope
-                else:
-                    viol = max(viol, -margin * inv)
-                    if slope > 0:
-                        ci = lam - max(margin, 0.0) / slope
+            if bi < 0:
+                ci = lam + (1.0 - ai) / bi
+            elif bi > 0:
+                ci = lam - ai / bi
             if ci > lam:
                 ci = lam
-            if ci >= lam * (1 - 1e-8) and changed_at[i] <= lam * (1 + 1e-12):
+            if ci >= lo and changed_at[i] <= hi:
                 ci = -np.inf
             cand[i] = ci
-            if ci > lam_next:
-                lam_next = ci
+        lam_next, viol_out, sy = _scan_and_record(lam, sgn, y, h, alpha, cand, rec_alpha, n_rec)
+        viol = max(viol, viol_out * inv)
         rec_lam[n_rec] = lam
-        for i in range(l):
-            rec_alpha[n_rec, i] = alpha[i]
         rec_alpha0[n_rec] = alpha0
         rec_esz[n_rec] = m
         rec_kkt[n_rec] = max(viol, abs(sy) / max(1.0, l))
@@ -490,9 +560,14 @@ def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, m
         threshold = lam_next - 1e-8 * lam_next
         ev_count = 0
         ev_first = -1
-        n_enter = 0
+        n_hits = 0
         for i in range(l):
-            if cand[i] >= threshold and state[i] != ELBOW:
+            if cand[i] >= threshold:
+                hits[n_hits] = i
+                n_hits += 1
+        n_enter = 0
+        for q in range(n_hits):
+            if state[hits[q]] != ELBOW:
                 n_enter += 1
         if m + n_enter > KE.shape[0]:
             # (grown here, outside the loops: no reference counting per point)
@@ -501,46 +576,49 @@ def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, m
                 fcap = min(l, 2 * fcap)
             KE = _grow(KE, fcap)
             L = _grow(L, fcap)
-        for i in range(l):
-            if cand[i] >= threshold:
-                if state[i] == ELBOW:
-                    if alpha[i] >= 0.5:
-                        alpha[i] = 1.0
-                        state[i] = LEFT
-                        n_left += 1
-                        kind = EV_E_TO_L
-                    else:
-                        alpha[i] = 0.0
-                        state[i] = RIGHT
-                        kind = EV_E_TO_R
-                    k = pos[i]
-                    if valid:
-                        _factor_remove(L, m, k, x)
-                    _elbow_remove(E, pos, KE, yE, m, k)
-                    m -= 1
+        for q in range(n_hits):
+            i = hits[q]
+            if state[i] == ELBOW:
+                if alpha[i] >= 0.5:
+                    alpha[i] = 1.0
+                    state[i] = LEFT
+                    sgn[i] = -1.0
+                    n_left += 1
+                    kind = EV_E_TO_L
                 else:
-                    if state[i] == LEFT:
-                        kind = EV_L_TO_E
-                        n_left -= 1
-                    else:
-                        kind = EV_R_TO_E
-                    state[i] = ELBOW
-                    E[m] = i
-                    pos[i] = m
-                    yE[m] = y[i]
-                    for b in range(m):
-                        t = K[i, E[b]]
-                        KE[m, b] = t
-                        KE[b, m] = t
-                    KE[m, m] = K[i, i]
-                    if valid:
-                        valid = _factor_append(KE, L, m)
-                    m += 1
-                changed_at[i] = lam
-                if ev_count == 0:
-                    ev_first = i
-                    ev_kind = kind
-                ev_count += 1
+                    alpha[i] = 0.0
+                    state[i] = RIGHT
+                    sgn[i] = 1.0
+                    kind = EV_E_TO_R
+                k = pos[i]
+                if valid:
+                    _factor_remove(L, m, k, x)
+                _elbow_remove(E, pos, KE, yE, m, k)
+                m -= 1
+            else:
+                if state[i] == LEFT:
+                    kind = EV_L_TO_E
+                    n_left -= 1
+                else:
+                    kind = EV_R_TO_E
+                state[i] = ELBOW
+                sgn[i] = 0.0
+                E[m] = i
+                pos[i] = m
+                yE[m] = y[i]
+                for b in range(m):
+                    t = K[i, E[b]]
+                    KE[m, b] = t
+                    KE[b, m] = t
+                KE[m, m] = K[i, i]
+                if valid:
+                    valid = _factor_append(KE, L, m)
+                m += 1
+            changed_at[i] = lam
+            if ev_count == 0:
+                ev_first = i
+                ev_kind = kind
+            ev_count += 1
         if n_events % refresh == 0:
             _refresh(K, y, alpha, alpha0, h)
             valid = False
