@@ -837,7 +837,7 @@ def _svm_path(K, y, lambda_min, max_iter, ridge, refresh):
             continue
         if code == nb.EXIT_EMPTY:
             hstar = h - alpha0
-            bounds = _empty_bounds(hstar, y, state)
+            bounds = nb.empty_bounds(h, alpha0, y, state)
             n_rec = record(1, bounds)
             lam_next = 0.5 * (bounds[3] - bounds[1])
             if not np.isfinite(lam_next) or lam_next <= 0:

@@ -753,7 +753,7 @@ def max_asymmetry(K):  # pragma: no cover - compiled
     (``K`` finite)."""
     n = K.shape[0]
     worst = 0.0
-    bs = 64
+    bs = 32
     for i0 in range(0, n, bs):
         i1 = min(n, i0 + bs)
         for j0 in range(i0, n, bs):
@@ -762,3 +762,26 @@ def max_asymmetry(K):  # pragma: no cover - compiled
                 for j in range(max(j0, i + 1), j1):
                     worst = max(worst, abs(K[i, j] - K[j, i]))
     return worst
+
+
+@numba.njit(cache=True)
+def empty_bounds(h, alpha0, y, state):  # pragma: no cover - compiled
+    """One pass for ``_paths_svm._empty_bounds`` on ``h* = h - α₀``: ``(min_{R+} h*, min_{L-} h*,
+    max_{R-} h*, max_{L+} h*)`` (±inf where a set is empty)."""
+    min_rp = np.inf
+    min_lm = np.inf
+    max_rm = -np.inf
+    max_lp = -np.inf
+    for i in range(y.size):
+        v = h[i] - alpha0
+        if state[i] == RIGHT:
+            if y[i] > 0:
+                min_rp = min(min_rp, v)
+            else:
+                max_rm = max(max_rm, v)
+        elif state[i] == LEFT:
+            if y[i] < 0:
+                min_lm = min(min_lm, v)
+            else:
+                max_lp = max(max_lp, v)
+    return np.array([min_rp, min_lm, max_rm, max_lp])
