@@ -164,6 +164,83 @@ def test_line_search_on_the_lapsvm_objective_along_a_direction():
     assert pieces == 1 and s2 == pytest.approx(-(c0 - q @ m) / (c1 + q @ q))
 
 
+def numpy_pcg(K, L, Y, gA, gI, iters, hinge=True):
+    """Algorithm 1 written with NumPy array operations (the arithmetic of the solver before its
+    iteration was compiled): objective, ||∇||, ||∇̂||, sqrt(∇̂ᵀ∇) per iteration, and (α, b)."""
+    n, l = K.shape[0], Y.shape[0]
+    prod = lambda A: np.asarray(K @ A.astype(K.dtype), dtype=float)
+    alpha, b, f, Lf = np.zeros((n, 1)), np.zeros(1), np.zeros((n, 1)), np.zeros((n, 1))
+
+    def gradient():
+        r = f[:l] - Y
+        if hinge:
+            r = np.where(Y * f[:l] < 1, r, 0.0)
+        g_a = gA * alpha + gI * Lf
+        g_a[:l] += r
+        return r.sum(0) + gI * Lf.sum(0), g_a
+
+    def record(g_b, g_a, Kg):
+        m = 1 - Y * f[:l]
+        loss = (np.maximum(m, 0) ** 2 if hinge else m * m).sum()
+        obj = 0.5 * (loss + gA * np.sum(alpha * (f - b)) + gI * np.sum(f * Lf))
+        return [obj, np.sqrt(g_b @ g_b + np.sum(Kg * Kg)), np.sqrt(g_b @ g_b + np.sum(g_a * g_a)),
+                np.sqrt(max(g_b @ g_b + np.sum(g_a * Kg), 0.0))]
+
+    g_b, g_a = gradient()
+    Kg = prod(g_a)
+    d_b, d_a, Kd = -g_b, -g_a, -Kg
+    denom_old = g_b * g_b + np.sum(g_a * Kg, 0)
+    hist = [record(g_b, g_a, Kg)]
+    for t in range(1, iters + 1):
+        fd = Kd + d_b
+        Lfd = L @ fd
+        c0 = gA * np.sum((f - b) * d_a) + gI * np.sum(fd * Lf)
+        c1 = gA * np.sum(d_a * Kd) + gI * np.sum(fd * Lfd)
+        s, _ = exact_line_search(1 - Y[:, 0] * f[:l, 0], Y[:, 0] * fd[:l, 0], c0, c1, hinge)
+        alpha, b, f, Lf = alpha + s * d_a, b + s * d_b, f + s * fd, Lf + s * Lfd
+        if t % 50 == 0:
+            f = prod(alpha) + b
+            Lf = L @ f
+        g_b_old, g_a_old = g_b, g_a
+        g_b, g_a = gradient()
+        Kg = prod(g_a)
+        denom = g_b * g_b + np.sum(g_a * Kg, 0)
+        rho = max((denom - (g_b * g_b_old + np.sum(Kg * g_a_old, 0)))[0] / denom_old[0], 0.0)
+        denom_old = denom
+        d_b, d_a, Kd = -g_b + rho * d_b, -g_a + rho * d_a, -Kg + rho * Kd
+        if g_b @ d_b + np.sum(Kg * d_a) >= 0:
+            d_b, d_a, Kd = -g_b, -g_a, -Kg
+        hist.append(record(g_b, g_a, Kg))
+    return np.array(hist), alpha, b
+
+
+@pytest.mark.parametrize("dtype, hinge, operator", [("float64", True, False), ("float64", False, False),
+                                                    ("float64", True, True), ("float32", True, False)])
+def test_pcg_iterates_equal_a_numpy_reference(dtype, hinge, operator):
+    """The compiled iteration (fused loops, L f_d inside the step for a sparse L) makes the same
+    iterates as Algorithm 1 written with NumPy; float32 kernels: products in float32, everything
+    else (norms included) in float64."""
+    from toolkit import _lapsvm_core as core
+    X, y = moons(120, 31)
+    l, gA, gI = 10, 1e-2, 1.0
+    K = rbf(X, X, 0.4).astype(dtype)
+    L = laplacian(X, neighbors=6)
+    Y = y[:l, None]
+    # round-off is amplified along the iterations on this ill-conditioned K, quickly in float32 and
+    # for the squared loss (linear CG: the previous NumPy solver drifts from this reference as fast)
+    iters = 60 if dtype == "float64" and hinge else 6
+    ref, alpha, b = numpy_pcg(K, L, Y, gA, gI, iters, hinge)
+    Lop = laplacian_operator(L, degree=1) if operator else L
+    r = core.pcg(K, Lop, Y, gA, gI, hinge=hinge, tol=0.0, max_iter=iters, dtype=np.dtype(dtype).type)
+    assert r["n_iter"] == iters
+    got = np.c_[r["history"]["objective"], r["history"]["grad_norm"], r["history"]["pgrad_norm"],
+                r["history"]["mixed_product"]]
+    rtol = 1e-9 if iters > 6 else 1e-12                # 1e-12 also catches float32 sums of float32 squares
+    np.testing.assert_allclose(got, ref, rtol=rtol, atol=rtol * 1e-3 * np.abs(ref).max())
+    np.testing.assert_allclose(r["alpha"], alpha, rtol=1e-7, atol=1e-9 * np.abs(alpha).max())
+    assert r["b"] == pytest.approx(b, rel=1e-7, abs=1e-12)
+
+
 # ------------------------------------------------------------------------------ LapRLSC
 def test_laprlsc_direct_pcg_and_dense_solve_agree():
     X, y = moons(70, 4)

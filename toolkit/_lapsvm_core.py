@@ -387,12 +387,14 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
     if b0 is not None:
         b[:] = np.asarray(b0, dtype=float).reshape(C)
     n_products = 0
-    if alpha0 is not None and np.any(alpha):
+    cold = not (np.any(alpha) or np.any(b))                # z = 0: f = 0 and L f = 0
+    if np.any(alpha):
         f[:] = np.asarray(matmul(alpha), dtype=float) + b
         n_products += 1
     else:
         f[:] = b
-    Lf[:] = L @ f
+    if not cold:
+        Lf[:] = L @ f
     # L f_d inside the compiled step when L is sparse (any scipy format, read as CSR once)
     csr = sp.issparse(L)
     if csr:
@@ -424,9 +426,12 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
     kern.direction(W, S, Kg, Y, gamma_A, gamma_I, hinge, rec)
     obj0, *gnorm0 = rec[:4].tolist()
     # scale of the optimality test: ||∇|| at z = 0, [-1ᵀy, -K J_Lᵀ y], so that tol means the same
-    # for cold and warm starts
-    grad_zero = np.sqrt(np.sum(Y.sum(axis=0) ** 2)
-                        + np.sum(np.asarray(K[:, :l] @ Y.astype(K.dtype), dtype=float) ** 2))
+    # for cold and warm starts (a cold start has just computed it)
+    if cold:
+        grad_zero = gnorm0[0]
+    else:
+        grad_zero = np.sqrt(np.sum(Y.sum(axis=0) ** 2)
+                            + np.sum(np.asarray(K[:, :l] @ Y.astype(K.dtype), dtype=float) ** 2))
     # history: one tuple per iteration (objective, ||∇||, ||∇̂||, sqrt(∇̂ᵀ∇), mean step, line-search
     # pieces so far, restarts), turned into arrays at the end
     hist = [(obj0, gnorm0[0], gnorm0[1], gnorm0[2], 0.0, 0, 0)]
