@@ -240,7 +240,7 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
     t_graph = time.perf_counter() - t0
     if dtype is np.float32:
         t0 = time.perf_counter()
-        K = K_full.astype(np.float32)
+        K = K_full.astype(np.float32, copy=False)     # a float32 gram is used as it is
         del K_full
         t_kernel += time.perf_counter() - t0
 
