@@ -259,14 +259,15 @@ def _residual(KE, m, yE, c, b0):  # pragma: no cover - compiled
 def _refresh(K, y, alpha, alpha0, h):  # pragma: no cover - compiled
     """``h = K (y α) + α₀`` from scratch, by rows of the symmetric ``K`` over the points with α ≠ 0."""
     l = y.size
-    for i in range(l):
-        h[i] = alpha0
+    idx = np.empty(l, dtype=np.int64)
+    w = np.empty(l)
+    n = 0
     for j in range(l):
-        a = alpha[j]
-        if a != 0.0:
-            w = y[j] * a
-            for i in range(l):
-                h[i] += w * K[j, i]
+        if alpha[j] != 0.0:
+            idx[n] = j
+            w[n] = y[j] * alpha[j]
+            n += 1
+    _slopes(K, idx, n, w, alpha0, h)
 
 
 _FM = {"nnan", "nsz", "contract"}     # no NaN reaches these loops; ±inf does
@@ -294,11 +295,12 @@ def _slopes(K, E, m, c, b0, g):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, fastmath=_FM, error_model="numpy")
-def _candidates_outside(lam, sgn, y, h, g, changed_at, cand):  # pragma: no cover - compiled
+def _candidates_outside(lam, sgn, y, h, g, changed_at, cand, viol):  # pragma: no cover - compiled
     """The λ below which each point outside the elbow reaches it (``-inf``: never on this
     segment; elbow points, ``sgn = 0``, get ``-inf`` here). With ``s = +1`` on R and ``-1`` on L
     the margin ``s (y h - λ)`` must fall to 0 at the rate ``s (y g - 1) > 0``; a point that just
-    changed set at this λ is not moved again at once. Branch-free, so it vectorises."""
+    changed set at this λ is not moved again at once. ``viol = -s (y h - λ)``: the KKT violation
+    (times λ) of the points outside the elbow. Branch-free, so it vectorises."""
     l = y.size
     lo = lam * (1 - 1e-8)
     hi = lam * (1 + 1e-12)
@@ -314,12 +316,13 @@ def _candidates_outside(lam, sgn, y, h, g, changed_at, cand):  # pragma: no cove
         ci = ci if ci < lam else lam
         kill = (ci >= lo) & (changed_at[i] <= hi)
         cand[i] = ci if ok & ~kill else ninf
+        viol[i] = -sm
 
 
 @numba.njit(cache=True)
-def _scan_and_record(lam, sgn, y, h, alpha, cand, rec_alpha, n):  # pragma: no cover - compiled
-    """``(max cand, max_i -s_i (y_i h_i - λ), Σ y α)`` with four independent accumulators (no
-    loop-carried dependency chain), and ``α`` copied into record ``n``."""
+def _reduce(cand, viol, y, alpha):  # pragma: no cover - compiled
+    """``(max cand, max viol, Σ y α)`` with four independent accumulators each (no loop-carried
+    dependency chain through a single maximum)."""
     l = y.size
     ninf = -np.inf
     m0 = m1 = m2 = m3 = ninf
@@ -327,18 +330,12 @@ def _scan_and_record(lam, sgn, y, h, alpha, cand, rec_alpha, n):  # pragma: no c
     s0 = s1 = s2 = s3 = 0.0
     i = 0
     while i + 4 <= l:
-        a = cand[i]
-        b = cand[i + 1]
-        c = cand[i + 2]
-        d = cand[i + 3]
+        a, b, c, d = cand[i], cand[i + 1], cand[i + 2], cand[i + 3]
         m0 = a if a > m0 else m0
         m1 = b if b > m1 else m1
         m2 = c if c > m2 else m2
         m3 = d if d > m3 else m3
-        a = -sgn[i] * (y[i] * h[i] - lam)
-        b = -sgn[i + 1] * (y[i + 1] * h[i + 1] - lam)
-        c = -sgn[i + 2] * (y[i + 2] * h[i + 2] - lam)
-        d = -sgn[i + 3] * (y[i + 3] * h[i + 3] - lam)
+        a, b, c, d = viol[i], viol[i + 1], viol[i + 2], viol[i + 3]
         v0 = a if a > v0 else v0
         v1 = b if b > v1 else v1
         v2 = c if c > v2 else v2
@@ -347,20 +344,21 @@ def _scan_and_record(lam, sgn, y, h, alpha, cand, rec_alpha, n):  # pragma: no c
         s1 += y[i + 1] * alpha[i + 1]
         s2 += y[i + 2] * alpha[i + 2]
         s3 += y[i + 3] * alpha[i + 3]
-        rec_alpha[n, i] = alpha[i]
-        rec_alpha[n, i + 1] = alpha[i + 1]
-        rec_alpha[n, i + 2] = alpha[i + 2]
-        rec_alpha[n, i + 3] = alpha[i + 3]
         i += 4
     while i < l:
         a = cand[i]
         m0 = a if a > m0 else m0
-        a = -sgn[i] * (y[i] * h[i] - lam)
+        a = viol[i]
         v0 = a if a > v0 else v0
         s0 += y[i] * alpha[i]
-        rec_alpha[n, i] = alpha[i]
         i += 1
     return max(max(m0, m1), max(m2, m3)), max(max(v0, v1), max(v2, v3)), (s0 + s1) + (s2 + s3)
+
+
+@numba.njit(cache=True)
+def _copy_row(src, dst, n):  # pragma: no cover - compiled
+    for i in range(src.size):
+        dst[n, i] = src[i]
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -383,6 +381,7 @@ def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, m
     capacity = rec_lam.size
     n_singular = 0
     cand = np.empty(l)
+    vbuf = np.empty(l)
     g = np.empty(l)
     hits = np.empty(l, dtype=np.int64)
     pos = np.full(l, -1, dtype=np.int64)
@@ -496,7 +495,7 @@ def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, m
         # ---- dh/dλ for every point
         _slopes(K, E, m, c, b0, g)
         # ---- candidate events below λ and the KKT record at λ
-        _candidates_outside(lam, sgn, y, h, g, changed_at, cand)
+        _candidates_outside(lam, sgn, y, h, g, changed_at, cand, vbuf)
         viol = 0.0
         inv = 1.0 / lam
         lo = lam * (1 - 1e-8)
@@ -516,7 +515,8 @@ def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, m
             if ci >= lo and changed_at[i] <= hi:
                 ci = -np.inf
             cand[i] = ci
-        lam_next, viol_out, sy = _scan_and_record(lam, sgn, y, h, alpha, cand, rec_alpha, n_rec)
+        lam_next, viol_out, sy = _reduce(cand, vbuf, y, alpha)
+        _copy_row(alpha, rec_alpha, n_rec)
         viol = max(viol, viol_out * inv)
         rec_lam[n_rec] = lam
         rec_alpha0[n_rec] = alpha0
