@@ -1,7 +1,7 @@
 """LapSVM in the primal: PCG with early stopping vs Newton vs the dual, and PCG's per-iteration cost.
 
     TOOLKIT_DATA_MIRROR=../shared/datasets python benchmarks/bench_lapsvm.py [--tasks g50c pcmac uspstb]
-        [--splits 2] [--iteration-n 2000] [--scale 20000]
+        [--splits 2] [--iteration-n 1000 2000 5000] [--scale 20000]
 
 Three parts, all printing ratios:
 
@@ -191,7 +191,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", nargs="*", default=["g50c", "pcmac", "uspstb"])
     parser.add_argument("--splits", type=int, default=2)
-    parser.add_argument("--iteration-n", type=int, nargs="*", default=[2000, 5000])
+    parser.add_argument("--iteration-n", type=int, nargs="*", default=[1000, 2000, 5000])
     parser.add_argument("--scale", type=int, default=0)
     parser.add_argument("--multiclass", action="store_true", help="part 4: joint one-vs-all vs separate")
     parser.add_argument("--float32", action="store_true", help="part 5: float32 vs float64 kernel error")

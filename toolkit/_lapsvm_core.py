@@ -157,12 +157,13 @@ def _line_search_loop(m, q, c0, c1, hinge):  # pragma: no cover - compiled
     return -intercept / slope, pieces
 
 
-def _step_loop(W, S, Y, gamma_A, gamma_I, hinge, Ldata, Lindices, Lindptr, csr, m, q, gradient):  # pragma: no cover
+def _step_loop(W, S, Y, gamma_A, gamma_I, hinge, Ldata, Lindices, Lindptr, csr, m, q, gradient,  # pragma: no cover
+               g_low):
     """Steps 1-2 of a PCG iteration, column by column: ``f_d = K d_α + d_b`` and ``L f_d`` (when
     ``csr``; otherwise the caller filled both planes), the line-search coefficients in the same
     pass, the exact line search, and the move ``z ← z + s d`` with f and L f updated alongside;
-    if ``gradient``, the new gradient (as :func:`_gradient_loop`) in the same pass as the move.
-    Returns the pieces examined."""
+    if ``gradient``, the new gradient (as :func:`_gradient_loop`, ``g_low`` included) in the same
+    pass as the move. Returns the pieces examined."""
     n, C = W.shape[1], W.shape[2]
     l = Y.shape[0]
     alpha, f, Lf, d_a, Kd = W[_ALPHA], W[_F], W[_LF], W[_DA], W[_KD]
@@ -221,12 +222,13 @@ def _step_loop(W, S, Y, gamma_A, gamma_I, hinge, Ldata, Lindices, Lindptr, csr, 
                 g += r
                 res_sum += r
             g_a[i, c] = g
+            g_low[i, c] = g
             lf_sum += Lf[i, c]
         S[_GB, c] = res_sum + gamma_I * lf_sum
     return pieces
 
 
-def _gradient_loop(W, S, Y, gamma_A, gamma_I, hinge):  # pragma: no cover - compiled
+def _gradient_loop(W, S, Y, gamma_A, gamma_I, hinge, g_low):  # pragma: no cover - compiled
     """Step 3 without the product by K: keep ``∇̂`` as ``∇̂_old`` and compute the new one
     (:func:`preconditioned_gradient`) into the ``_GA`` plane and the ``_GB`` row."""
     n, C = W.shape[1], W.shape[2]
@@ -246,6 +248,7 @@ def _gradient_loop(W, S, Y, gamma_A, gamma_I, hinge):  # pragma: no cover - comp
                 g += r
                 res_sum += r
             g_a[i, c] = g
+            g_low[i, c] = g                                # the operand of K ∇̂_α, in K's precision
             lf_sum += Lf[i, c]
         S[_GB, c] = res_sum + gamma_I * lf_sum
 
@@ -325,24 +328,21 @@ def _direction_loop(W, S, Kg, Y, gamma_A, gamma_I, hinge, out):  # pragma: no co
     out[5] = step_sum / C
 
 
-#: The line search and the gradient as the step loop calls them; rebound to the compiled
-#: functions by _kernels().
+#: The line search as the step loop calls it; rebound to the compiled function by _kernels().
 _line_search_kernel = _line_search_loop
-_gradient_kernel = _gradient_loop
 _KERNELS = None
 
 
 def _kernels():
     """The compiled loops (numba, cached on disk; the first call in a fresh environment compiles)."""
-    global _KERNELS, _line_search_kernel, _gradient_kernel
+    global _KERNELS, _line_search_kernel
     if _KERNELS is None:
         import numba
         from types import SimpleNamespace
         jit = numba.njit(cache=True, nogil=True)
         _line_search_kernel = jit(_line_search_loop)
-        _gradient_kernel = jit(_gradient_loop)
         _KERNELS = SimpleNamespace(line_search=_line_search_kernel, step=jit(_step_loop),
-                                   gradient=_gradient_kernel, direction=jit(_direction_loop))
+                                   gradient=jit(_gradient_loop), direction=jit(_direction_loop))
     return _KERNELS
 
 
@@ -366,6 +366,8 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
     One product ``K @ (n × C)`` per iteration: ``K ∇̂_α`` (needed for ``∇ = P ∇̂``); ``K d`` follows
     from ``d_t = -∇̂_t + ρ d_{t-1}`` as ``K d_t = -K ∇̂_t + ρ K d_{t-1}``, and ``f`` is updated as
     ``f ← f + s (K d_α + d_b)``. ``L`` enters through one sparse product ``L f_d`` per iteration.
+    Everything else is O(n) and runs in compiled loops (:func:`_step_loop`, :func:`_direction_loop`)
+    on preallocated state, so that an iteration costs little more than its product with K.
 
     ``validation`` is ``(K_V, target)`` with ``K_V`` of shape ``(|V|, n)``; ``unlabeled_truth`` the
     true decisions on U (history only). Returns a dict of raw results for the public wrapper.
@@ -403,24 +405,19 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
         Lindices, Lindptr = Lc.indices, Lc.indptr
     else:
         Ldata, Lindices, Lindptr = np.zeros(0), np.zeros(0, dtype=np.int32), np.zeros(1, dtype=np.int32)
-    # the product by K: in place, in K's precision (float32 kernels: cast ∇̂_α down, read K∇̂_α up)
-    if dtype != np.float64:
-        g_low = np.empty((n, C), dtype=dtype)
-        Kg = np.empty((n, C), dtype=dtype)
+    # the product by K, in place and in K's precision: the gradient loops also write ∇̂_α into
+    # g_low (g_a itself for float64; rounded to float32 for a float32 kernel, as astype does), and
+    # the direction loop reads K ∇̂_α back in float64
+    g_low = g_a if dtype == np.float64 else np.empty((n, C), dtype=dtype)
+    Kg = np.empty((n, C), dtype=np.result_type(K.dtype, g_low.dtype))
 
-        def product_Kg():
-            np.copyto(g_low, g_a, casting="same_kind")
-            np.matmul(K, g_low, out=Kg)
-    else:
-        Kg = np.empty((n, C))
-
-        def product_Kg():
-            np.matmul(K, g_a, out=Kg)
+    def product_Kg():
+        np.matmul(K, g_low, out=Kg)
 
     # iteration 0: ∇̂, K ∇̂, and d = -∇̂ (the direction loop with ρ = 0, as S[_DENOM_OLD] = 0 and
     # d = 0 so far), which also gives the objective and the norms at the starting point
     rec = np.zeros(6)
-    kern.gradient(W, S, Y, gamma_A, gamma_I, hinge)
+    kern.gradient(W, S, Y, gamma_A, gamma_I, hinge, g_low)
     product_Kg()
     n_products += 1
     kern.direction(W, S, Kg, Y, gamma_A, gamma_I, hinge, rec)
@@ -462,12 +459,12 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
         # true one: the iteration's product by K
         refresh = t % REFRESH_PERIOD == 0
         n_ls += step_kernel(W, S, Y, gamma_A, gamma_I, hinge, Ldata, Lindices, Lindptr, csr, m_buf, q_buf,
-                            not refresh)
+                            not refresh, g_low)
         if refresh:
             f[:] = np.asarray(matmul(alpha), dtype=float) + b
             Lf[:] = L @ f
             n_products += 1
-            gradient_kernel(W, S, Y, gamma_A, gamma_I, hinge)
+            gradient_kernel(W, S, Y, gamma_A, gamma_I, hinge, g_low)
         product_Kg()
         n_products += 1
         # 4. Polak-Ribière with automatic restart, descent safeguard; norms and objective
@@ -527,14 +524,6 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
                 n_line_search=int(n_ls), status=status, detail=detail, stop_event=stop_event,
                 history={**history, **{"check_" + k: np.asarray(v) for k, v in checks.items()}},
                 n_kernel_products=n_products)
-
-
-def _norms(g_b, g_a, Kg):
-    """(||∇||, ||∇̂||, sqrt(∇̂ᵀ∇)) over all columns."""
-    grad = np.sqrt(np.sum(g_b * g_b) + np.sum(Kg * Kg))
-    pgrad = np.sqrt(np.sum(g_b * g_b) + np.sum(g_a * g_a))
-    mixed = np.sqrt(max(np.sum(g_b * g_b) + np.sum(g_a * Kg), 0.0))
-    return grad, pgrad, mixed
 
 
 # ------------------------------------------------------------------------------ Newton / direct
