@@ -187,6 +187,9 @@ def test_path_ends_when_left_set_empties_or_at_lambda_min():
                                rtol=1e-10, atol=1e-10)
     with pytest.raises(ValueError, match="lambda_min"):
         short.coef(stop / 2)
+    # the requested end itself is on the path (it used to need the tail direction, absent there)
+    np.testing.assert_allclose(short.decision_function(Kt, stop), path.decision_function(Kt, stop),
+                               rtol=1e-9, atol=1e-9)
 
 
 # ----------------------------------------------------------------------------- degenerate cases

@@ -138,7 +138,12 @@ class SvmPath:
                 continue
             if lam <= bps[-1]:
                 k = bps.size - 1
-                if self._segment_kind[k] == 1:
+                if self._tail_direction is None:
+                    # stopped path (lambda_min, floor, max_iter): s is the last breakpoint itself
+                    # (``_check_s`` rejects anything further below)
+                    alphas[t] = self.alphas[k]
+                    alpha0[t] = self.alpha0s[k]
+                elif self._segment_kind[k] == 1:
                     alphas[t] = self.alphas[k]
                     alpha0[t] = _midpoint_alpha0(lam, self._segment_bounds[k])
                 else:
