@@ -474,6 +474,18 @@ def test_compiled_event_loop_equals_the_numpy_reference():
         assert list(fast.history["event"][1:4]) == list(ref.history["event"][1:4])
 
 
+def test_compiled_loop_with_a_large_elbow_equals_the_numpy_reference():
+    # more than 64 elbow points: the incrementally updated factor outgrows its first buffer
+    from toolkit._paths_svm import _svm_path, _svm_path_reference
+    X, y, K, Kt = _problem(21, n=150, d=2, sigma=0.3)
+    fast = _svm_path(K, y, None, 10_000, 0.0, 7)
+    ref = _svm_path_reference(K, y, None, 10_000, 0.0, 7)
+    assert fast.elbow_sizes.max() > 64 and fast.n_singular_steps == 0
+    np.testing.assert_allclose(fast.breakpoints, ref.breakpoints, rtol=1e-9)
+    np.testing.assert_allclose(fast.alphas, ref.alphas, atol=1e-8)
+    assert np.max(fast.history["kkt_violation"]) < 1e-8
+
+
 def test_compiled_lemma2_qp_equals_the_numpy_reference():
     from toolkit._paths_svm import _lemma2_qp
     from toolkit._paths_svm_numba import lemma2_qp
