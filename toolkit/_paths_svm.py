@@ -455,7 +455,10 @@ def svm_path(K, y, *, lambda_min=None, max_iter=None, ridge=0.0, refresh=250):
 
     *Path following* (Theorem 1). Between events the elbow ``E`` is fixed and
     ``(α₀, α_E) = (α₀ˡ, α_Eˡ) + (λ - λˡ) A_E⁻¹ yᵃ`` (eq. 23), solved here as
-    ``K_EE c + b₀ 1 = y_E``, ``1ᵀ c = 0`` by a Cholesky factorisation of ``K_EE``. The next
+    ``K_EE c + b₀ 1 = y_E``, ``1ᵀ c = 0`` by a Cholesky factorisation of ``K_EE``, updated
+    when a point enters (row append) or leaves (rank-one downdate) the elbow; every direction's
+    residual is checked, and a failed check refactorises from scratch (then the ridge step when
+    the system is singular). The next
     breakpoint is the largest λ < λˡ at which an elbow α reaches 0 or 1, or a point outside the
     elbow reaches ``y_i f(x_i) = 1``; simultaneous events (duplicated points) are processed
     together. When the elbow empties, α is fixed, α₀ is not unique (the midpoint of its
@@ -468,8 +471,10 @@ def svm_path(K, y, *, lambda_min=None, max_iter=None, ridge=0.0, refresh=250):
     elbow (possible with rank-deficient kernels and unbalanced classes) the path is one
     segment for all λ (``status = 5``).
 
-    *Cost*: ``O(l m)`` per event plus ``O(m³)`` for the elbow system (``m = |E|``), and
-    typically ``O(l)`` events (1.5-1.8 l in ``benchmarks/bench_paths.py``). The event loop is
+    *Cost*: ``O(l m)`` per event for ``dh/dλ`` of every point plus ``O(m²)`` for the elbow
+    system (``m = |E|``; ``O(m³)`` only on refactorisation), ``O(l²)`` every ``refresh`` events,
+    and typically ``O(l)`` events (1.5-1.8 l in ``benchmarks/bench_paths.py``, where the whole
+    path costs about 1-3 scikit-learn ``SVC`` fits for l = 200-1000). The event loop is
     compiled with numba (``_paths_svm_numba.follow``; the first call compiles it, cached on
     disk); ``_svm_path_reference`` is the same algorithm in NumPy.
 

@@ -3,9 +3,11 @@
 One call follows linear segments (non-empty elbow) event after event and returns to Python on
 anything that needs a decision there: the elbow empties, the left set empties, the path reaches
 ``lambda_min`` / the numerical floor / ``max_iter``, no further event exists, or the record
-buffers are full. Every event costs ``O(l m)`` for ``dh/dλ = K[:, E] c + b₀`` plus ``O(m³)``
-for the elbow system, solved by a Cholesky factorisation of ``K_EE`` (eq. 23 in the form
-``K_EE c + b₀ 1 = y_E``, ``1ᵀ c = 0``).
+buffers are full. Every event costs ``O(l m)`` for ``dh/dλ = K[:, E] c + b₀`` plus ``O(m²)``
+for the elbow system (eq. 23 in the form ``K_EE c + b₀ 1 = y_E``, ``1ᵀ c = 0``), solved with a
+Cholesky factor of ``K_EE`` that is updated, not recomputed, when the elbow changes (see
+:func:`follow`). The passes over all points are branch-free where they can be (so that they
+vectorise) and allocate nothing per event.
 """
 from __future__ import annotations
 
