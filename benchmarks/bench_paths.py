@@ -45,7 +45,7 @@ def bench_svm(sizes, repeat, n_lambdas=100, decades=4.0, svc_tol=1e-3):
     print(f"SVM path vs SVC(tol={svc_tol:g}) at {n_lambdas} λ (λ⁰ .. λ⁰·1e-{decades:g}), RBF σ=1, "
           "2-d overlapping classes")
     print(f"{'l':>6} {'bps':>6} {'bps/l':>6} {'max|E|':>6} {'path s':>8} {'SVC x100 s':>10} "
-          f"{'1 SVC s':>8} {'path/1 SVC':>10} {'path/100 SVC':>12}")
+          f"{'1 SVC s':>8} {'path/1 SVC':>10} {'path/100 SVC':>12} {'≤ 5 SVC':>8}")
     svm_path(*_data(40))                                   # compile the event loop once
     for l in sizes:
         K, y = _data(l)
@@ -60,7 +60,8 @@ def bench_svm(sizes, repeat, n_lambdas=100, decades=4.0, svc_tol=1e-3):
         t_svc, _ = _best(fit_all, max(1, repeat - 1))
         one = t_svc / n_lambdas
         print(f"{l:6d} {path.breakpoints.size:6d} {path.breakpoints.size / l:6.2f} {int(path.elbow_sizes.max()):6d} "
-              f"{t_path:8.3f} {t_svc:10.3f} {one:8.4f} {t_path / one:10.1f} {t_path / t_svc:12.3f}")
+              f"{t_path:8.3f} {t_svc:10.3f} {one:8.4f} {t_path / one:10.1f} {t_path / t_svc:12.3f} "
+              f"{'yes' if t_path <= 5 * one else 'NO':>8}")
 
 
 def bench_rls(sizes, repeat, n_lambdas=100):
