@@ -248,6 +248,31 @@ def _init_random(n_free, balance, valid, gen):
 # ----------------------------------------------------------------------------------------------
 # the search driver shared by s2rlsc and mmc
 
+def _check_search_start(func, n_free, what, classes, balance, eps, n_basis, n, operator, x0):
+    """Validate what the search starts from; return (valid positive counts, basis, warm start as ±1 or None).
+
+    ``classes`` are the two label codes of ``x0`` (negative first); ``what`` names the free points.
+    """
+    valid = _valid_counts(n_free, balance, eps)
+    if valid.size == 0:
+        raise ValueError(f"{func}: no labelling of the {n_free} {what} satisfies the balance constraint "
+                         f"|p - {balance:.4g}| < {eps:.4g}; increase 'eps'.")
+    basis = _check_basis(n_basis, n, func)
+    if operator is not None:
+        check_option(operator, "operator", func, ("dense", "low-rank"))
+    if x0 is None:
+        return valid, basis, None
+    x0 = np.asarray(x0)
+    if x0.shape != (n_free,) or not np.all(np.isin(x0, classes)):
+        raise ValueError(f"The 'x0' parameter of {func} must be an array of shape ({n_free},) with values in "
+                         f"{classes.tolist()}. Got {x0!r} instead.")
+    y0 = np.where(x0 == classes[1], 1.0, -1.0)
+    if not np.any(valid == int((y0 > 0).sum())):
+        raise ValueError(f"The 'x0' parameter of {func} violates the balance constraint: "
+                         f"{(y0 > 0).mean():.4g} positive, want |p - {balance:.4g}| < {eps:.4g}.")
+    return valid, basis, y0
+
+
 def _search(op, y_fixed, first_inits, n_free, balance, eps, valid, *, search, order, mu, nu, restarts,
             tol, max_iter, patience, polish, callback, gen, engine=local_search, progress=False,
             description="restarts"):
@@ -601,23 +626,8 @@ def _s2rlsc(engine, X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma
         problem = _Problem(X, kernel, sigma, degree, coef0, bool(offset))
     if balance is None:
         balance = float(np.mean(y_l > 0))
-    valid = _valid_counts(u, balance, eps)
-    if valid.size == 0:
-        raise ValueError(f"{func}: no labelling of the {u} unlabelled points satisfies the balance constraint "
-                         f"|p - {balance:.4g}| < {eps:.4g}; increase 'eps'.")
-    basis = _check_basis(n_basis, n, func)
-    if operator is not None:
-        check_option(operator, "operator", func, ("dense", "low-rank"))
-    y0 = None
-    if x0 is not None:
-        x0 = np.asarray(x0)
-        if x0.shape != (u,) or not np.all(np.isin(x0, classes)):
-            raise ValueError(f"The 'x0' parameter of {func} must be an array of shape ({u},) with values in "
-                             f"{classes.tolist()}. Got {x0!r} instead.")
-        y0 = np.where(x0 == classes[1], 1.0, -1.0)
-        if not np.any(valid == int((y0 > 0).sum())):
-            raise ValueError(f"The 'x0' parameter of {func} violates the balance constraint: "
-                             f"{(y0 > 0).mean():.4g} positive, want |p - {balance:.4g}| < {eps:.4g}.")
+    valid, basis, y0 = _check_search_start(func, u, "unlabelled points", classes, balance, eps, n_basis, n,
+                                           operator, x0)
     gen, seed = check_rng(rng)
 
     # preprocessing: the operator M (Theorem 1 or 2) and the supervised initial guess
@@ -725,23 +735,8 @@ def _mmc(engine, X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=
         problem = _Problem(None, kernel, sigma, degree, coef0, bool(offset), precomputed_K=X)
     else:
         problem = _Problem(X, kernel, sigma, degree, coef0, bool(offset))
-    valid = _valid_counts(n, balance, eps)
-    if valid.size == 0:
-        raise ValueError(f"{func}: no labelling of the {n} points satisfies the balance constraint "
-                         f"|p - {balance:.4g}| < {eps:.4g}; increase 'eps'.")
-    basis = _check_basis(n_basis, n, func)
-    if operator is not None:
-        check_option(operator, "operator", func, ("dense", "low-rank"))
-    y0 = None
-    if x0 is not None:
-        x0 = np.asarray(x0)
-        if x0.shape != (n,) or not np.all(np.isin(x0, [-1, 1])):
-            raise ValueError(f"The 'x0' parameter of {func} must be an array of shape ({n},) with values in "
-                             f"[-1, 1]. Got {x0!r} instead.")
-        y0 = x0.astype(float)
-        if not np.any(valid == int((y0 > 0).sum())):
-            raise ValueError(f"The 'x0' parameter of {func} violates the balance constraint: "
-                             f"{(y0 > 0).mean():.4g} positive, want |p - {balance:.4g}| < {eps:.4g}.")
+    valid, basis, y0 = _check_search_start(func, n, "points", np.array([-1, 1]), balance, eps, n_basis, n,
+                                           operator, x0)
     gen, seed = check_rng(rng)
     d = diagonal_weights(0, n, 1.0)
     op, basis, T, Phi, op_label = _build_operator(problem, d, lam, basis, gen, operator, func)
