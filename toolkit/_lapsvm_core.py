@@ -157,6 +157,20 @@ def _line_search_loop(m, q, c0, c1, hinge):  # pragma: no cover - compiled
     return -intercept / slope, pieces
 
 
+def _gradient_entry(alpha_i, f_i, Lf_i, y_i, labelled, gamma_A, gamma_I, hinge):  # pragma: no cover - compiled
+    """One entry of the preconditioned gradient ``∇̂_α = γ_A α + γ_I L f + J (f − y)`` of eq. (7)
+    (the residual only on labelled rows, and for the squared hinge only where ``y f < 1``).
+    Returns ``(gradient entry, residual)``; the residuals sum to the bias gradient."""
+    g = gamma_A * alpha_i + gamma_I * Lf_i
+    r = 0.0
+    if labelled:
+        r = f_i - y_i
+        if hinge and not (y_i * f_i < 1.0):
+            r = 0.0
+        g += r
+    return g, r
+
+
 def _step_loop(W, S, Y, gamma_A, gamma_I, hinge, Ldata, Lindices, Lindptr, csr, m, q, gradient,  # pragma: no cover
                g_low):
     """Steps 1-2 of a PCG iteration, column by column: ``f_d = K d_α + d_b`` and ``L f_d`` (when
@@ -214,13 +228,9 @@ def _step_loop(W, S, Y, gamma_A, gamma_I, hinge, Ldata, Lindices, Lindptr, csr, 
             f[i, c] += s * fd[i, c]
             Lf[i, c] += s * Lfd[i, c]
             g_a_old[i, c] = g_a[i, c]
-            g = gamma_A * alpha[i, c] + gamma_I * Lf[i, c]
-            if i < l:
-                r = f[i, c] - Y[i, c]
-                if hinge and not (Y[i, c] * f[i, c] < 1.0):
-                    r = 0.0
-                g += r
-                res_sum += r
+            g, r = _gradient_entry_kernel(alpha[i, c], f[i, c], Lf[i, c], Y[i, c] if i < l else 0.0, i < l,
+                                          gamma_A, gamma_I, hinge)
+            res_sum += r
             g_a[i, c] = g
             g_low[i, c] = g
             lf_sum += Lf[i, c]
@@ -240,13 +250,9 @@ def _gradient_loop(W, S, Y, gamma_A, gamma_I, hinge, g_low):  # pragma: no cover
         lf_sum = 0.0
         for i in range(n):
             g_a_old[i, c] = g_a[i, c]
-            g = gamma_A * alpha[i, c] + gamma_I * Lf[i, c]
-            if i < l:
-                r = f[i, c] - Y[i, c]
-                if hinge and not (Y[i, c] * f[i, c] < 1.0):
-                    r = 0.0
-                g += r
-                res_sum += r
+            g, r = _gradient_entry_kernel(alpha[i, c], f[i, c], Lf[i, c], Y[i, c] if i < l else 0.0, i < l,
+                                          gamma_A, gamma_I, hinge)
+            res_sum += r
             g_a[i, c] = g
             g_low[i, c] = g                                # the operand of K ∇̂_α, in K's precision
             lf_sum += Lf[i, c]
@@ -328,19 +334,21 @@ def _direction_loop(W, S, Kg, Y, gamma_A, gamma_I, hinge, out):  # pragma: no co
     out[5] = step_sum / C
 
 
-#: The line search as the step loop calls it; rebound to the compiled function by _kernels().
+#: The line search and the gradient entry as the loops call them; rebound to compiled code by _kernels().
 _line_search_kernel = _line_search_loop
+_gradient_entry_kernel = _gradient_entry
 _KERNELS = None
 
 
 def _kernels():
     """The compiled loops (numba, cached on disk; the first call in a fresh environment compiles)."""
-    global _KERNELS, _line_search_kernel
+    global _KERNELS, _line_search_kernel, _gradient_entry_kernel
     if _KERNELS is None:
         import numba
         from types import SimpleNamespace
         jit = numba.njit(cache=True, nogil=True)
         _line_search_kernel = jit(_line_search_loop)
+        _gradient_entry_kernel = numba.njit(cache=True, nogil=True, inline="always")(_gradient_entry)
         _KERNELS = SimpleNamespace(line_search=_line_search_kernel, step=jit(_step_loop),
                                    gradient=jit(_gradient_loop), direction=jit(_direction_loop))
     return _KERNELS
