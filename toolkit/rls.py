@@ -82,7 +82,12 @@ def _valid_counts(n_free, balance, eps):
     return k[np.abs(k / n_free - balance) < eps]
 
 
-def _check_search(func, search, order, init, mu, nu, restarts, tol, max_iter, patience, polish):
+def _check_search(func, search, order, init, mu, nu, restarts, tol, max_iter, patience, polish, offset, callback):
+    """Validate the search options and the solver contract shared by s2rlsc and mmc."""
+    if not isinstance(offset, (bool, np.bool_)):
+        raise TypeError(f"The 'offset' parameter of {func} must be a bool. Got {offset!r} instead.")
+    if callback is not None and not callable(callback):
+        raise TypeError(f"The 'callback' parameter of {func} must be callable or None. Got {callback!r} instead.")
     check_option(search, "search", func, SEARCHES)
     check_option(order, "order", func, ORDERS)
     if init is not None:
@@ -599,11 +604,7 @@ def _s2rlsc(engine, X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma
     balance = check_scalar(balance, "balance", func, low=0.0, high=1.0, low_closed=False, high_closed=False,
                            allow_none=True)
     mu, nu, restarts, tol, max_iter, patience = _check_search(func, search, order, init, mu, nu, restarts, tol,
-                                                              max_iter, patience, polish)
-    if not isinstance(offset, (bool, np.bool_)):
-        raise TypeError(f"The 'offset' parameter of {func} must be a bool. Got {offset!r} instead.")
-    if callback is not None and not callable(callback):
-        raise TypeError(f"The 'callback' parameter of {func} must be callable or None. Got {callback!r} instead.")
+                                                              max_iter, patience, polish, offset, callback)
     precomputed = kernel == "precomputed"
     X_l = check_matrix(X_labeled, "X_labeled", func, accept_sparse=not precomputed)
     X_u = check_matrix(X_unlabeled, "X_unlabeled", func, accept_sparse=not precomputed)
@@ -718,11 +719,7 @@ def _mmc(engine, X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=
     eps = check_scalar(eps, "eps", func, low=0.0, low_closed=False, high=1.0)
     balance = check_scalar(balance, "balance", func, low=0.0, high=1.0, low_closed=False, high_closed=False)
     mu, nu, restarts, tol, max_iter, patience = _check_search(func, search, order, None, mu, nu, restarts, tol,
-                                                              max_iter, patience, polish)
-    if not isinstance(offset, (bool, np.bool_)):
-        raise TypeError(f"The 'offset' parameter of {func} must be a bool. Got {offset!r} instead.")
-    if callback is not None and not callable(callback):
-        raise TypeError(f"The 'callback' parameter of {func} must be callable or None. Got {callback!r} instead.")
+                                                              max_iter, patience, polish, offset, callback)
     precomputed = kernel == "precomputed"
     X = check_matrix(X, "X", func, accept_sparse=not precomputed)
     n = X.shape[0]
