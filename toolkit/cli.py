@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
+import threading
 
 # sub-command -> module with ``register(subparsers)``; each parser sets ``func(args) -> int``
 _COMMANDS = {
@@ -37,11 +39,26 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "func", None) is None:
         parser.print_help()
         return 2
+    previous = _terminate_like_ctrl_c()
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _raise_keyboard_interrupt(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def _terminate_like_ctrl_c():
+    """SIGTERM (``kill PID``, a batch scheduler's stop) ends a command the way Ctrl-C does."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -16,8 +16,10 @@ def register(subparsers) -> None:
     parser.add_argument("--list", action="store_true", help="print the experiment names and exit")
     parser.add_argument("--quick", action="store_true", help="apply the experiment's [quick] overrides")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="N",
-                        help="configurations run at the same time (default: %(default)s)")
-    parser.add_argument("--output", default="reports", metavar="DIR", help="output folder (default: reports)")
+                        help="Jupyter kernels executing configurations at the same time, each started once "
+                             "(default: %(default)s)")
+    parser.add_argument("--output", default="reports", metavar="DIR",
+                        help="output folder, relative to the current directory (default: reports)")
     parser.add_argument("--strict", action="store_true",
                         help="exit with status 1 when a configuration failed (default: report it and exit 0)")
     parser.set_defaults(func=_reproduce)
@@ -44,12 +46,17 @@ def _reproduce(args) -> int:
     except ExperimentError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if summary.interrupted:
+        print(f"interrupted: {summary.n_finished} of {summary.n_configurations} configurations are finished and kept "
+              f"in {summary.folder / 'runs'}; run the same command again to resume (finished configurations are "
+              "skipped).", file=sys.stderr, flush=True)
+        return 130
     print(f"{summary.experiment}: {summary.n_run} run, {summary.n_skipped} already finished, "
-          f"{len(summary.failures)} failed, {summary.seconds:.0f} s")
+          f"{len(summary.failures)} failed; {summary.timing()}")
     for key, task, method, scenario, error in summary.failures:
         print(f"  failed {task} / {method} / {scenario} (configuration {key}): {error}", file=sys.stderr)
     if summary.report is None:
         return 1
-    print(f"report: {summary.report}")
     print(f"results: {summary.results}")
+    print(f"report: {summary.report}  (open {summary.report.as_uri()} in a browser)")
     return 1 if (summary.failures and args.strict) else 0

@@ -37,7 +37,7 @@ def _plain(value):
 
 
 def record(name: str, value) -> None:
-    """Record ``value`` under ``name`` in the running notebook (shown as a one-line summary).
+    """Record ``value`` under ``name`` in the running notebook (nothing is shown to the reader).
 
     Parameters
     ----------
@@ -50,11 +50,11 @@ def record(name: str, value) -> None:
 
     if isinstance(value, pd.DataFrame):
         payload = {"name": name, "kind": "dataframe", "value": value.to_json(orient="split", index=False)}
-        text = f"recorded {name}: table of {value.shape[0]} rows x {value.shape[1]} columns"
     else:
         payload = {"name": name, "kind": "json", "value": _plain(value)}
-        text = f"recorded {name}: {payload['value']!r}"[:200]
-    display({RECORD_MIME: payload, "text/plain": text}, raw=True)
+    # an empty text/plain: front ends show an empty output (no "no renderer" notice), papermill
+    # keeps the payload in the executed notebook for read_records
+    display({RECORD_MIME: payload, "text/plain": ""}, raw=True)
 
 
 def read_records(notebook) -> dict:

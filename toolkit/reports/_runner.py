@@ -9,9 +9,17 @@ Layout of ``OUTPUT/NAME/``::
     failures.csv                       failed configurations with their errors
     published.csv                      the papers' numbers declared in the experiment file
     report.ipynb, report.html          the executed comparison report and its HTML rendering
+    kernels.log                        what the Jupyter kernels wrote to their own stdout / stderr
 
 Every file is written to a temporary name in the same folder and renamed into place
-(``os.replace``), so an interrupted run never leaves a half-written result.
+(``os.replace``), so an interrupted run never leaves a half-written result; a rerun resumes.
+
+Start-up is paid rarely: ``jobs`` kernels are started once and execute configuration after
+configuration (:class:`~toolkit.reports._kernels.KernelPool`); the report is rendered in one of
+them. Relative paths (``output``, ``TOOLKIT_DATA_MIRROR``, ``TOOLKIT_DATA_DIR``) are resolved once,
+against the directory the command was started from, before any kernel starts; nothing changes the
+working directory of the process. Ctrl-C cancels the queued configurations, kills the running
+kernels within a second or two and keeps every finished result.
 """
 from __future__ import annotations
 
@@ -21,16 +29,15 @@ import sys
 import tempfile
 import time
 import traceback
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import CancelledError, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
 from ._experiments import Configuration, Experiment, load_experiment, notebooks_dir
+from ._kernels import KERNEL_NAME, KernelPool, KernelSession, kernel_spec
 from ._record import RECORD_MIME, read_records
 
 __all__ = ["run_experiment", "render_report", "RunSummary", "kernel_name"]
-
-KERNEL_NAME = "ssl-toolkit-python"
 
 
 def _atomic_write_text(path: Path, text: str) -> None:
@@ -39,33 +46,56 @@ def _atomic_write_text(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
+def _read_umask() -> int:
+    """The process's umask, read without changing it where the system allows (Linux's /proc)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)  # read once at import, before the runner starts any thread
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
+def _umask() -> int:
+    return _UMASK
+
+
 def _atomic_write_csv(path: Path, frame) -> None:
     _atomic_write_text(path, frame.to_csv(index=False))
 
 
-def kernel_name(threads: int | None = None) -> str:
-    """Register (in a private Jupyter data folder) a kernel that runs *this* interpreter, and name it.
+def _environment_identity() -> str:
+    import hashlib
 
-    papermill then starts exactly the Python that runs the command, whatever kernels the user's
-    Jupyter knows; ``threads`` caps the BLAS / numba threads of each kernel when several run at once.
+    return hashlib.sha256(os.path.realpath(sys.executable).encode()).hexdigest()[:12]
+
+
+def kernel_name(threads: int | None = None) -> str:
+    """Register a kernel that runs *this* interpreter for papermill / nbclient calls, and name it.
+
+    For running notebooks by hand (``papermill.execute_notebook(..., kernel_name=kernel_name())``).
+    The specification goes into a private Jupyter data folder of *this environment* (keyed by the
+    interpreter's path) that is put first on ``JUPYTER_PATH``, so two environments never run each
+    other's Python. The reproduce runner needs no file at all (its kernels are specified in memory).
     """
-    folder = Path(tempfile.gettempdir()) / f"ssl-toolkit-jupyter-{os.getuid() if hasattr(os, 'getuid') else 0}"
+    folder = (Path(tempfile.gettempdir())
+              / f"ssl-toolkit-jupyter-{os.getuid() if hasattr(os, 'getuid') else 0}-{_environment_identity()}")
     spec_dir = folder / "kernels" / KERNEL_NAME
-    env = {}
-    if threads:
-        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-            env[var] = str(threads)
-    spec = {"argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
-                     "--IPKernelApp.log_level=ERROR"],
-            "display_name": "Python (ssl-toolkit)", "language": "python", "env": env,
-            "metadata": {"debugger": False}}
-    text = json.dumps(spec, indent=1)
+    text = json.dumps(kernel_spec(threads), indent=1)
     path = spec_dir / "kernel.json"
     if not path.is_file() or path.read_text() != text:
         _atomic_write_text(path, text)
@@ -73,21 +103,6 @@ def kernel_name(threads: int | None = None) -> str:
     if str(folder) not in paths.split(os.pathsep):
         os.environ["JUPYTER_PATH"] = os.pathsep.join([str(folder)] + ([paths] if paths else []))
     return KERNEL_NAME
-
-
-def _execute(input_path: Path, output_path: Path, parameters: dict, *, kernel: str, cwd: Path, timeout=None):
-    """Run one notebook with papermill into ``output_path`` (atomically)."""
-    import papermill
-
-    tmp = output_path.with_name(f".{output_path.stem}.partial{output_path.suffix}")
-    try:
-        papermill.execute_notebook(str(input_path), str(tmp), parameters=parameters, kernel_name=kernel,
-                                   progress_bar=False, cwd=str(cwd), execution_timeout=timeout)
-    except BaseException:
-        if tmp.exists():  # keep the failed notebook for inspection, under its own name
-            os.replace(tmp, output_path.with_name(output_path.stem + ".failed.ipynb"))
-        raise
-    os.replace(tmp, output_path)
 
 
 def _error_text(exc: BaseException) -> str:
@@ -98,7 +113,12 @@ def _error_text(exc: BaseException) -> str:
 
 @dataclass(frozen=True)
 class RunSummary:
-    """What a run did: folders, counts and the failures (``(key, task, method, scenario, error)``)."""
+    """What a run did: folders, counts, the failures (``(key, task, method, scenario, error)``), timing.
+
+    ``fit_seconds`` is the time the configurations run now spent fitting models (as recorded in
+    their results), ``busy_seconds`` the time the kernels were busy with them (notebook execution,
+    kernel start-up and imports included); ``interrupted`` is true after Ctrl-C.
+    """
 
     experiment: str
     folder: Path
@@ -109,19 +129,41 @@ class RunSummary:
     n_skipped: int
     failures: tuple
     seconds: float
+    fit_seconds: float = 0.0
+    busy_seconds: float = 0.0
+    kernel_starts: int = 0
+    interrupted: bool = False
+    n_finished: int = 0  # configurations with results on disk, finished now or before
 
     @property
     def ok(self) -> bool:
-        return not self.failures and self.report is not None
+        return not self.failures and self.report is not None and not self.interrupted
 
 
-def _run_configuration(config: Configuration, run_dir: Path, notebook: Path, kernel: str):
-    import pandas as pd
+    def timing(self) -> str:
+        """One line: wall time, and the share of the kernels' time spent outside fitting."""
+        if self.busy_seconds <= 0:
+            return f"{self.seconds:.0f} s"
+        outside = 1.0 - min(1.0, self.fit_seconds / self.busy_seconds)
+        return (f"{self.seconds:.0f} s wall; fitting {self.fit_seconds:.1f} s of {self.busy_seconds:.0f} s kernel "
+                f"time ({100 * outside:.0f} % outside fitting: {self.kernel_starts} kernel start(s), imports, data, "
+                f"notebook I/O)")
 
+
+def _fit_seconds(results) -> float:
+    """Time spent fitting, from tidy results (one row per metric of a fit: count each fit once)."""
+    if results is None or len(results) == 0 or "seconds" not in results:
+        return 0.0
+    keys = [c for c in ("task", "method", "scenario", "split", "params", "fold") if c in results]
+    return float(results.groupby(keys, dropna=False)["seconds"].max().sum())
+
+
+def _run_configuration(session: KernelSession, config: Configuration, run_dir: Path, notebook: Path):
+    """Execute one configuration in ``session``; return (wall seconds, fit seconds)."""
     run_dir.mkdir(parents=True, exist_ok=True)
     _atomic_write_text(run_dir / "parameters.json", json.dumps(config.parameters, indent=1, sort_keys=True))
     start = time.perf_counter()
-    _execute(notebook, run_dir / "model_selection.ipynb", config.parameters, kernel=kernel, cwd=run_dir)
+    session.run_notebook(notebook, run_dir / "model_selection.ipynb", config.parameters)
     records = read_records(run_dir / "model_selection.ipynb")
     if "results" not in records:
         raise RuntimeError("the notebook recorded no 'results' table")
@@ -131,10 +173,28 @@ def _run_configuration(config: Configuration, run_dir: Path, notebook: Path, ker
         _atomic_write_text(run_dir / "sizes.json", json.dumps(records["sizes"]))
     _atomic_write_csv(run_dir / "results.csv", results)
     (run_dir / "error.txt").unlink(missing_ok=True)
-    return time.perf_counter() - start
+    (run_dir / "model_selection.failed.ipynb").unlink(missing_ok=True)
+    return time.perf_counter() - start, _fit_seconds(results)
 
 
-def run_experiment(experiment, *, output="reports", quick=False, jobs=1, log=print, report=True) -> RunSummary:
+def _kernel_environment() -> dict:
+    """The data settings made absolute (resolved here, once) for the kernels' environment."""
+    from toolkit import data
+
+    return dict(getattr(data, "absolute_settings", dict)())  # TEMP
+
+
+def _progress_bar(total, name, progress):
+    from tqdm.auto import tqdm
+
+    if progress is None:
+        progress = sys.stderr.isatty()
+    return tqdm(total=total, desc=name, unit="config", disable=not progress or total == 0, leave=True,
+                bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}{postfix}]")
+
+
+def run_experiment(experiment, *, output="reports", quick=False, jobs=1, log=print, report=True,
+                   progress=None) -> RunSummary:
     """Run every configuration of an experiment (skipping finished ones) and render its report.
 
     Parameters
@@ -142,44 +202,61 @@ def run_experiment(experiment, *, output="reports", quick=False, jobs=1, log=pri
     experiment : str, Path or Experiment
         Name in ``notebooks/experiments/``, a TOML path, or a loaded :class:`Experiment`.
     output : str or Path, default="reports"
-        The report goes to ``output/NAME/report.html``.
+        The report goes to ``output/NAME/report.html``; a relative path is resolved against the
+        current working directory when the run starts.
     quick : bool, default=False
         Apply the experiment's ``[quick]`` overrides.
     jobs : int, default=1
-        Configurations executed at the same time (one Jupyter kernel each).
+        Kernels executing configurations at the same time (each started once and reused).
     log : callable, default=print
-        Progress messages.
+        Messages: the plan, each failure, each finished configuration when no progress bar is shown.
     report : bool, default=True
         Render the comparison report after the configurations.
+    progress : bool or None, default=None
+        Show a progress bar over the configurations (elapsed time, ETA, failures so far); None shows
+        it when standard error is a terminal.
+
+    Returns
+    -------
+    RunSummary
+        With ``interrupted=True`` after Ctrl-C (finished configurations are kept; run again to resume).
     """
     import pandas as pd
 
     start = time.perf_counter()
     exp = experiment if isinstance(experiment, Experiment) else load_experiment(experiment, quick=quick)
-    folder = Path(output) / exp.name
+    folder = Path(output).expanduser().resolve() / exp.name
     folder.mkdir(parents=True, exist_ok=True)
     notebook = notebooks_dir() / "model_selection.ipynb"
     jobs = max(1, int(jobs))
-    kernel = kernel_name(threads=max(1, (os.cpu_count() or 1) // jobs) if jobs > 1 else None)
     todo, done = [], []
     for config in exp.configurations:
         run_dir = folder / "runs" / config.key
         (done if (run_dir / "results.csv").is_file() else todo).append(config)
     log(f"{exp.name}: {len(exp.configurations)} configurations, {len(done)} finished before, {len(todo)} to run"
+        + (f" on {min(jobs, len(todo))} kernels" if todo else "")
         + (f"; skipped methods: {', '.join(exp.skipped)}" if exp.skipped else ""))
-    failures = []
-
-    def work(config):
-        return _run_configuration(config, folder / "runs" / config.key, notebook, kernel)
-
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(work, config): config for config in todo}
+    failures, busy, fit = [], 0.0, 0.0
+    interrupted = False
+    threads = max(1, (os.cpu_count() or 1) // jobs) if jobs > 1 else None
+    pool = KernelPool(min(jobs, max(1, len(todo))) if todo else 1, folder, threads=threads,
+                      env=_kernel_environment(), log_path=folder / "kernels.log")
+    bar = _progress_bar(len(todo), exp.name, progress)
+    report_path = None
+    try:
+        futures = {pool.submit(lambda session, c=config: _run_configuration(
+            session, c, folder / "runs" / c.key, notebook)): config for config in todo}
         for i, future in enumerate(as_completed(futures), 1):
             config = futures[future]
             label = f"{config.task} / {config.method} / {config.scenario}"
             try:
-                seconds = future.result()
-                log(f"[{i}/{len(todo)}] ok     {label} ({seconds:.1f} s)")
+                seconds, fitting = future.result()
+                busy += seconds
+                fit += fitting
+                if bar.disable:
+                    log(f"[{i}/{len(todo)}] ok     {label} ({seconds:.1f} s)")
+            except CancelledError:
+                continue
             except Exception as exc:  # a failing configuration must not stop the others
                 error = _error_text(exc)
                 detail = json.dumps(config.parameters, sort_keys=True)
@@ -187,40 +264,59 @@ def run_experiment(experiment, *, output="reports", quick=False, jobs=1, log=pri
                                    f"{error}\n\nconfiguration {config.key}: {detail}\n\n"
                                    + "".join(traceback.format_exception(exc))[-4000:])
                 failures.append((config.key, config.task, config.method, config.scenario, error))
-                log(f"[{i}/{len(todo)}] FAILED {label}: {error} (configuration {config.key}: {detail})")
-    frames, sizes = [], {}
-    for config in exp.configurations:
-        path = folder / "runs" / config.key / "results.csv"
-        if path.is_file():
-            frames.append(pd.read_csv(path, dtype={"fold": str}))
-            size_path = path.with_name("sizes.json")
-            if size_path.is_file():
-                sizes[config.task] = json.loads(size_path.read_text())
-    _atomic_write_csv(folder / "sizes.csv", pd.DataFrame(
-        [{"task": task, **value} for task, value in sizes.items()], columns=["task", "n_train", "n_test"]))
-    results_path = folder / "results.csv"
-    results = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    if frames:
-        _atomic_write_csv(results_path, results)
-    params_of = {c.key: c.parameters for c in exp.configurations}
-    failures_frame = pd.DataFrame(
-        [(*f, json.dumps(params_of[f[0]]["grid"]), json.dumps(params_of[f[0]]["fixed"])) for f in failures],
-        columns=["config", "task", "method", "scenario", "error", "grid", "fixed"])
-    _atomic_write_csv(folder / "failures.csv", failures_frame)
-    published = pd.DataFrame(list(exp.published),
-                             columns=["task", "method", "scenario", "metric", "mean", "sd", "source"])
-    _atomic_write_csv(folder / "published.csv", published)
-    report_path = None
-    if report and frames:
-        report_path = render_report(exp, folder, log=log)
-    elif report:
-        log("no configuration finished: no report")
-    return RunSummary(exp.name, folder, report_path, results_path if frames else None, len(exp.configurations),
-                      len(todo), len(done), tuple(failures), time.perf_counter() - start)
+                message = f"[{i}/{len(todo)}] FAILED {label}: {error} (configuration {config.key}: {detail})"
+                bar.write(message, file=sys.stderr) if not bar.disable else log(message)
+            bar.update(1)
+            if failures:
+                bar.set_postfix_str(f"{len(failures)} failed", refresh=True)
+        bar.close()
+        frames, sizes = [], {}
+        for config in exp.configurations:
+            path = folder / "runs" / config.key / "results.csv"
+            if path.is_file():
+                frames.append(pd.read_csv(path, dtype={"fold": str}))
+                size_path = path.with_name("sizes.json")
+                if size_path.is_file():
+                    sizes[config.task] = json.loads(size_path.read_text())
+        _atomic_write_csv(folder / "sizes.csv", pd.DataFrame(
+            [{"task": task, **value} for task, value in sizes.items()], columns=["task", "n_train", "n_test"]))
+        results_path = folder / "results.csv"
+        if frames:
+            _atomic_write_csv(results_path, pd.concat(frames, ignore_index=True))
+        params_of = {c.key: c.parameters for c in exp.configurations}
+        failures_frame = pd.DataFrame(
+            [(*f, json.dumps(params_of[f[0]]["grid"]), json.dumps(params_of[f[0]]["fixed"])) for f in failures],
+            columns=["config", "task", "method", "scenario", "error", "grid", "fixed"])
+        _atomic_write_csv(folder / "failures.csv", failures_frame)
+        published = pd.DataFrame(list(exp.published),
+                                 columns=["task", "method", "scenario", "metric", "mean", "sd", "source"])
+        _atomic_write_csv(folder / "published.csv", published)
+        if report and frames:
+            report_start = time.perf_counter()
+            report_path = pool.submit(lambda session: render_report(exp, folder, session=session)).result()
+            busy += time.perf_counter() - report_start
+        elif report:
+            log("no configuration finished: no report")
+        pool.close()
+    except KeyboardInterrupt:
+        interrupted = True
+        bar.close()
+        pool.kill()
+    starts = sum(s.starts for s in pool.sessions)
+    finished = sum((folder / "runs" / c.key / "results.csv").is_file() for c in exp.configurations)
+    return RunSummary(exp.name, folder, report_path, (folder / "results.csv") if report_path or
+                      (folder / "results.csv").is_file() else None, len(exp.configurations),
+                      len(todo), len(done), tuple(failures), time.perf_counter() - start, fit, busy, starts,
+                      interrupted, finished)
 
 
-def render_report(experiment: Experiment, folder: Path, *, alpha: float = 0.05, log=print) -> Path:
-    """Execute ``comparison_report.ipynb`` on ``folder/results.csv`` and write ``folder/report.html``."""
+def render_report(experiment: Experiment, folder: Path, *, alpha: float = 0.05,
+                  session: KernelSession | None = None) -> Path:
+    """Execute ``comparison_report.ipynb`` on ``folder/results.csv`` and write ``folder/report.html``.
+
+    ``session`` is a running :class:`~toolkit.reports._kernels.KernelSession` to reuse (one is
+    started and stopped here when None).
+    """
     from nbconvert import HTMLExporter
     import nbformat
 
@@ -233,7 +329,14 @@ def render_report(experiment: Experiment, folder: Path, *, alpha: float = 0.05, 
         "skipped": list(experiment.skipped), "alpha": alpha,
     }
     notebook = folder / "report.ipynb"
-    _execute(notebooks_dir() / "comparison_report.ipynb", notebook, parameters, kernel=kernel_name(), cwd=folder)
+    own = session is None
+    if own:
+        session = KernelSession(folder, log_path=folder / "kernels.log")
+    try:
+        session.run_notebook(notebooks_dir() / "comparison_report.ipynb", notebook, parameters)
+    finally:
+        if own:
+            session.shutdown()
     exporter = HTMLExporter(template_name="lab")
     exporter.exclude_input = True
     exporter.exclude_input_prompt = True
@@ -245,5 +348,4 @@ def render_report(experiment: Experiment, folder: Path, *, alpha: float = 0.05, 
     body, _ = exporter.from_notebook_node(node)
     html_path = folder / "report.html"
     _atomic_write_text(html_path, body)
-    log(f"report: {html_path}")
     return html_path

@@ -1,0 +1,297 @@
+"""Jupyter kernels that run *this* interpreter and are reused for successive notebooks.
+
+Starting a kernel and importing NumPy, SciPy, pandas, scikit-learn, numba and the toolkit takes
+seconds, while a configuration of a reproduction fits in milliseconds. :class:`KernelSession`
+therefore starts one kernel and executes notebook after notebook in it (papermill injects each
+notebook's parameters; the user namespace is reset in between), and :class:`KernelPool` runs a few
+sessions side by side, one thread each.
+
+The kernel's specification is built in memory from ``sys.executable`` (no ``kernel.json`` is
+written anywhere), so two environments running reproductions at the same time each start their
+own interpreter. Kernels are started in a session of their own: a Ctrl-C typed in the terminal
+reaches only the runner, which decides what to stop (:meth:`KernelPool.kill`). No code here
+changes the working directory of the process: the kernel's working directory is given to the
+kernel's process when it starts.
+"""
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+from concurrent.futures import Future
+from pathlib import Path
+
+__all__ = ["KernelSession", "KernelPool", "kernel_spec", "KERNEL_NAME"]
+
+KERNEL_NAME = "ssl-toolkit-python"
+STARTUP_TIMEOUT = 120
+_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
+# the ipykernel debugger's start-up notice about frozen modules is noise in batch runs
+_QUIET = {"PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+
+
+def kernel_spec(threads: int | None = None, env: dict | None = None) -> dict:
+    """The ``kernel.json`` content of a kernel running this interpreter.
+
+    Parameters
+    ----------
+    threads : int or None, default=None
+        Cap on the BLAS / OpenMP / numba threads of the kernel (set when several kernels run at once).
+    env : dict or None, default=None
+        Further environment variables of the kernel (for example the data settings made absolute).
+    """
+    variables = dict(_QUIET)
+    if threads:
+        variables.update({name: str(int(threads)) for name in _THREAD_VARIABLES})
+    variables.update(env or {})
+    return {"argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
+                     "--IPKernelApp.log_level=ERROR"],
+            "display_name": "Python (ssl-toolkit)", "language": "python", "env": variables,
+            "metadata": {"debugger": False}}
+
+
+def _spec_manager(spec: dict):
+    """A kernel-spec manager that knows exactly one kernel, held in memory."""
+    from jupyter_client.kernelspec import KernelSpec, KernelSpecManager, NoSuchKernel
+
+    class _OneKernel(KernelSpecManager):
+        def find_kernel_specs(self):
+            return {KERNEL_NAME: ""}
+
+        def get_kernel_spec(self, kernel_name):
+            if kernel_name != KERNEL_NAME:
+                raise NoSuchKernel(kernel_name)
+            return KernelSpec(resource_dir="", **spec)
+
+    return _OneKernel()
+
+
+class KernelSession:
+    """One kernel, started on first use and reused for every notebook this session executes.
+
+    Use a session from one thread (its owner); only :meth:`kill` may be called from another.
+
+    Parameters
+    ----------
+    cwd : Path
+        Working directory of the kernel's process (absolute).
+    threads : int or None, default=None
+        Thread cap of the kernel (see :func:`kernel_spec`).
+    env : dict or None, default=None
+        Extra environment of the kernel.
+    log_path : Path or None, default=None
+        The kernel's own stdout / stderr are appended there (discarded when None).
+    """
+
+    def __init__(self, cwd, *, threads=None, env=None, log_path=None):
+        self.cwd = Path(cwd)
+        self.spec = kernel_spec(threads, env)
+        self.log_path = None if log_path is None else Path(log_path)
+        self.km = self.kc = None
+        self.starts = 0
+        self._log = None
+        self._killed = threading.Event()
+
+    # -- life cycle (owner thread) --------------------------------------------------------------
+    def start(self) -> None:
+        """Start the kernel and wait until it answers."""
+        from jupyter_client import AsyncKernelManager
+        from jupyter_core.utils import run_sync
+
+        if self._killed.is_set():
+            raise KeyboardInterrupt("the kernel pool was stopped")
+        self.cwd.mkdir(parents=True, exist_ok=True)
+        if self.log_path is not None:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            self._log = open(self.log_path, "ab")
+        out = self._log if self._log is not None else subprocess.DEVNULL
+        km = AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=_spec_manager(self.spec))
+        run_sync(km.start_kernel)(cwd=str(self.cwd), stdout=out, stderr=out)
+        self.km = km
+        kc = km.client()
+        kc.start_channels()
+        self.kc = kc
+        run_sync(kc.wait_for_ready)(timeout=STARTUP_TIMEOUT)
+        self.starts += 1
+
+    def alive(self) -> bool:
+        from jupyter_core.utils import run_sync
+
+        return self.km is not None and bool(run_sync(self.km.is_alive)())
+
+    def ensure(self) -> None:
+        """Start the kernel, or start a new one when the previous one died."""
+        if self.km is not None and not self.alive():
+            self.shutdown()
+        if self.km is None:
+            self.start()
+
+    def reset(self) -> None:
+        """Clear the user namespace (modules stay imported) and restart the execution count."""
+        from jupyter_core.utils import run_sync
+
+        code = "get_ipython().run_line_magic('reset', '-f')\nget_ipython().execution_count = 1\n"
+        run_sync(self.kc.execute_interactive)(code, silent=True, store_history=False, timeout=60,
+                                              output_hook=lambda msg: None)
+
+    def run_notebook(self, input_path, output_path, parameters, *, timeout=None) -> None:
+        """Execute a notebook with papermill in this kernel, writing ``output_path`` atomically.
+
+        A notebook that fails is kept beside as ``NAME.failed.ipynb``, and the error is raised.
+        """
+        import papermill
+
+        self.ensure()
+        self.reset()
+        output_path = Path(output_path)
+        tmp = output_path.with_name(f".{output_path.stem}.partial{output_path.suffix}")
+        try:
+            papermill.execute_notebook(str(input_path), str(tmp), parameters=parameters, kernel_name=KERNEL_NAME,
+                                       engine_name=_ENGINE_NAME, session=self, progress_bar=False,
+                                       execution_timeout=timeout)
+        except BaseException:
+            if tmp.exists():
+                os.replace(tmp, output_path.with_name(output_path.stem + ".failed.ipynb"))
+            raise
+        os.replace(tmp, output_path)
+
+    def shutdown(self) -> None:
+        """Stop the kernel (politely unless it was killed) and release its channels."""
+        from jupyter_core.utils import run_sync
+
+        try:
+            if self.kc is not None:
+                self.kc.stop_channels()
+            if self.km is not None:
+                if not self._killed.is_set() and run_sync(self.km.is_alive)():
+                    run_sync(self.km.shutdown_kernel)(now=False)
+                run_sync(self.km.cleanup_resources)()
+        except Exception:  # the kernel is already gone: nothing left to release  # noqa: BLE001
+            pass
+        finally:
+            self.km = self.kc = None
+            if self._log is not None:
+                self._log.close()
+                self._log = None
+
+    # -- any thread ----------------------------------------------------------------------------
+    def kill(self) -> None:
+        """Kill the kernel's process group at once (safe from any thread)."""
+        self._killed.set()
+        km = self.km
+        provisioner = getattr(km, "provisioner", None) if km is not None else None
+        pgid = getattr(provisioner, "pgid", None)
+        pid = getattr(provisioner, "pid", None)
+        try:
+            if pgid and hasattr(os, "killpg"):
+                os.killpg(pgid, signal.SIGKILL)
+            elif pid:
+                os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _register_engine():
+    """A papermill engine executing in a :class:`KernelSession`'s running kernel."""
+    from papermill.clientwrap import PapermillNotebookClient
+    from papermill.engines import NBClientEngine, papermill_engines
+
+    class SessionEngine(NBClientEngine):
+        @classmethod
+        def execute_managed_notebook(cls, nb_man, kernel_name, log_output=False, stdout_file=None,
+                                     stderr_file=None, start_timeout=60, execution_timeout=None, session=None,
+                                     **kwargs):
+            from papermill.log import logger
+
+            client = PapermillNotebookClient(nb_man, km=session.km, kernel_name=kernel_name,
+                                             timeout=execution_timeout, startup_timeout=start_timeout, log=logger,
+                                             log_output=log_output, stdout_file=stdout_file,
+                                             stderr_file=stderr_file)
+            client.kc = session.kc  # the session's client: nothing is started or stopped per notebook
+            return client.execute()
+
+    papermill_engines.register(_ENGINE_NAME, SessionEngine)
+
+
+_ENGINE_NAME = "ssl-toolkit-session"
+
+
+class KernelPool:
+    """``n`` threads, each owning a :class:`KernelSession`, executing submitted jobs in order.
+
+    A job is a callable ``job(session)``; :meth:`submit` returns a
+    :class:`concurrent.futures.Future`. The threads are daemons: after :meth:`kill` nothing keeps
+    the interpreter alive.
+    """
+
+    def __init__(self, n, cwd, *, threads=None, env=None, log_path=None):
+        _register_engine()
+        self._jobs: queue.Queue = queue.Queue()
+        self._stopped = threading.Event()
+        self.sessions = [KernelSession(cwd, threads=threads, env=env, log_path=log_path) for _ in range(max(1, n))]
+        self._threads = [threading.Thread(target=self._work, args=(s,), name=f"ssl-toolkit-kernel-{i}", daemon=True)
+                         for i, s in enumerate(self.sessions)]
+        for thread in self._threads:
+            thread.start()
+
+    def submit(self, job) -> Future:
+        future: Future = Future()
+        self._jobs.put((future, job))
+        return future
+
+    def _work(self, session):
+        try:
+            while True:
+                item = self._jobs.get()
+                if item is None:
+                    return
+                future, job = item
+                if not future.set_running_or_notify_cancel():
+                    continue
+                if self._stopped.is_set():
+                    future.cancel()
+                    continue
+                try:
+                    result = job(session)
+                except BaseException as exc:  # handed to the caller through the future
+                    future.set_exception(exc)
+                else:
+                    future.set_result(result)
+        finally:
+            session.shutdown()
+
+    def close(self, timeout=60) -> None:
+        """Let queued jobs finish, then stop every kernel."""
+        for _ in self._threads:
+            self._jobs.put(None)
+        for thread in self._threads:
+            thread.join(timeout)
+
+    def kill(self, timeout=10) -> None:
+        """Cancel queued jobs, kill the running kernels and wait (at most ``timeout`` s) for the threads."""
+        self._stopped.set()
+        while True:
+            try:
+                item = self._jobs.get_nowait()
+            except queue.Empty:
+                break
+            if item is not None:
+                item[0].cancel()
+        for session in self.sessions:
+            session.kill()
+        for _ in self._threads:
+            self._jobs.put(None)
+        for thread in self._threads:
+            thread.join(timeout)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            self.close()
+        else:
+            self.kill()
