@@ -21,6 +21,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -109,8 +110,11 @@ class KernelSession:
             self._log = open(self.log_path, "ab")
         out = self._log if self._log is not None else subprocess.DEVNULL
         km = AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=_spec_manager(self.spec))
+        self.km = km  # visible to kill() from now on
         run_sync(km.start_kernel)(cwd=str(self.cwd), stdout=out, stderr=out)
-        self.km = km
+        if self._killed.is_set():  # killed while starting: the process exists only now
+            self.kill()
+            raise KeyboardInterrupt("the kernel pool was stopped")
         kc = km.client()
         kc.start_channels()
         self.kc = kc
@@ -131,27 +135,57 @@ class KernelSession:
 
     def reset(self) -> None:
         """Clear the user namespace (modules stay imported) and restart the execution count."""
+        code = "get_ipython().run_line_magic('reset', '-f')\nget_ipython().execution_count = 1\n"
+        msg_id = self.kc.execute(code, silent=True, store_history=False)
+        self._wait_for_reply(msg_id, timeout=60)
+
+    def _wait_for_reply(self, msg_id, *, timeout) -> dict:
+        """The shell reply to ``msg_id``, polled in short steps so a killed kernel is noticed at once."""
         from jupyter_core.utils import run_sync
 
-        code = "get_ipython().run_line_magic('reset', '-f')\nget_ipython().execution_count = 1\n"
-        run_sync(self.kc.execute_interactive)(code, silent=True, store_history=False, timeout=60,
-                                              output_hook=lambda msg: None)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._killed.is_set():
+                raise KeyboardInterrupt("the kernel pool was stopped")
+            try:
+                reply = run_sync(self.kc.get_shell_msg)(timeout=0.25)
+            except queue.Empty:
+                if not self.alive():
+                    raise RuntimeError("the kernel died") from None
+                continue
+            if reply.get("parent_header", {}).get("msg_id") == msg_id:
+                return reply
+        raise TimeoutError(f"the kernel did not answer within {timeout} s")
 
     def run_notebook(self, input_path, output_path, parameters, *, timeout=None) -> None:
         """Execute a notebook with papermill in this kernel, writing ``output_path`` atomically.
 
-        A notebook that fails is kept beside as ``NAME.failed.ipynb``, and the error is raised.
+        The steps of ``papermill.execute_notebook`` (parameterise, execute, raise on a failed cell,
+        write) without its working-directory switching (``os.chdir`` around every read and write),
+        which is not safe while other threads run. A notebook that fails is kept beside as
+        ``NAME.failed.ipynb``, and the error is raised.
         """
-        import papermill
+        from papermill.engines import papermill_engines
+        from papermill.execute import prepare_notebook_metadata, raise_for_execution_errors, remove_error_markers
+        from papermill.iorw import load_notebook_node, write_ipynb
+        from papermill.parameterize import parameterize_notebook
 
         self.ensure()
         self.reset()
-        output_path = Path(output_path)
+        input_path, output_path = str(Path(input_path).resolve()), Path(output_path).resolve()
         tmp = output_path.with_name(f".{output_path.stem}.partial{output_path.suffix}")
         try:
-            papermill.execute_notebook(str(input_path), str(tmp), parameters=parameters, kernel_name=KERNEL_NAME,
-                                       engine_name=_ENGINE_NAME, session=self, progress_bar=False,
-                                       execution_timeout=timeout)
+            nb = load_notebook_node(input_path)
+            if parameters:
+                nb = parameterize_notebook(nb, parameters, False, kernel_name=KERNEL_NAME, language="python",
+                                           engine_name=_ENGINE_NAME)
+            nb = remove_error_markers(prepare_notebook_metadata(nb, input_path, str(tmp)))
+            nb = papermill_engines.execute_notebook_with_engine(
+                _ENGINE_NAME, nb, input_path=input_path, output_path=str(tmp), kernel_name=KERNEL_NAME,
+                progress_bar=False, log_output=False, start_timeout=STARTUP_TIMEOUT, stdout_file=None,
+                stderr_file=None, execution_timeout=timeout, session=self)
+            raise_for_execution_errors(nb, str(tmp))
+            write_ipynb(nb, str(tmp))
         except BaseException:
             if tmp.exists():
                 os.replace(tmp, output_path.with_name(output_path.stem + ".failed.ipynb"))
@@ -204,10 +238,8 @@ def _register_engine():
         def execute_managed_notebook(cls, nb_man, kernel_name, log_output=False, stdout_file=None,
                                      stderr_file=None, start_timeout=60, execution_timeout=None, session=None,
                                      **kwargs):
-            from papermill.log import logger
-
             client = PapermillNotebookClient(nb_man, km=session.km, kernel_name=kernel_name,
-                                             timeout=execution_timeout, startup_timeout=start_timeout, log=logger,
+                                             timeout=execution_timeout, startup_timeout=start_timeout, log=_QUIET_LOG,
                                              log_output=log_output, stdout_file=stdout_file,
                                              stderr_file=stderr_file)
             client.kc = session.kc  # the session's client: nothing is started or stopped per notebook
@@ -217,6 +249,20 @@ def _register_engine():
 
 
 _ENGINE_NAME = "ssl-toolkit-session"
+
+
+def _quiet_log():
+    """nbclient's messages ("Kernel died while waiting for execute reply") are reported by the runner
+    as the configuration's error; they are not printed a second time under the progress bar."""
+    import logging
+
+    log = logging.getLogger("toolkit.reports.kernels")
+    log.propagate = False
+    log.addHandler(logging.NullHandler())
+    return log
+
+
+_QUIET_LOG = _quiet_log()
 
 
 class KernelPool:
@@ -270,7 +316,7 @@ class KernelPool:
         for thread in self._threads:
             thread.join(timeout)
 
-    def kill(self, timeout=10) -> None:
+    def kill(self, timeout=5) -> None:
         """Cancel queued jobs, kill the running kernels and wait (at most ``timeout`` s) for the threads."""
         self._stopped.set()
         while True:
