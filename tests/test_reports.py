@@ -1,6 +1,7 @@
 """The reproduce runner's pieces that need no Jupyter kernel: experiment files, the CLI, records."""
 from __future__ import annotations
 
+import re
 import textwrap
 
 import nbformat
@@ -140,3 +141,49 @@ def test_quick_overrides_thin_grids_and_fix_parameters(tmp_path):
     assert params["grid"]["lam"] == [1e-4, 1e-2, 1.0]
     assert params["fixed"]["offset"] is True and params["n_splits"] == 1
     assert quick.configurations[0].key != full.configurations[0].key
+
+
+# ---------------------------------------------------------------------------- task labels = split sizes
+_SIZE_LABEL = re.compile(r"\[(\d+(?:-\d+)?(?:/\d+(?:-\d+)?){2,3})\]\s*$")
+
+
+@pytest.fixture(scope="module")
+def label_data(mirror_dir, tmp_path_factory):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TOOLKIT_DATA_DIR", str(tmp_path_factory.getbasetemp() / "label-data-cache"))
+        mp.setenv("TOOLKIT_DATA_MIRROR", str(mirror_dir))
+        yield
+
+
+def _splits_of(parameters):
+    """The splits model_selection.ipynb draws for one configuration."""
+    from toolkit import data
+
+    p = parameters
+    ds = data.load(p["dataset"], *p["classes"], **p["options"])
+    if p["protocol"] == "gieseke":
+        return [data.split(ds, l=p["l"], u=None if p["u"] < 0 else p["u"], t=None if p["t"] < 0 else p["t"],
+                           rng=p["seed"] + j) for j in range(p["n_splits"])]
+    return list(data.cv_splits(ds, folds=p["folds"], repeats=p["repeats"], l=p["l"], v=p["v"],
+                               rng=p["seed"]))[:p["n_splits"]]
+
+
+@pytest.mark.parametrize("name", sorted(list_experiments()))
+def test_task_labels_state_the_split_sizes_used(name, label_data):
+    """A task label ending in "[l/u/t]" or "[l/u/v/t]" gives the sizes of the splits the experiment
+    draws (a range "a-b" where they differ between folds; --quick draws the first of these splits)."""
+    tasks = {c.task: c.parameters for c in load_experiment(name).configurations}
+    for task, parameters in tasks.items():
+        match = _SIZE_LABEL.search(task)
+        if match is None:
+            continue
+        splits = _splits_of(parameters)
+        sizes = np.array([(len(s.labeled), len(s.unlabeled), len(s.validation), len(s.test)) for s in splits])
+        parts = match.group(1).split("/")
+        if len(parts) == 3:  # [l/u/t]: only for protocols without a validation set
+            assert (sizes[:, 2] == 0).all(), f"{name}: {task!r} has no v but the splits hold {sizes[0, 2]} validation points"
+            sizes = sizes[:, [0, 1, 3]]
+        lows, highs = zip(*[(int(p.split("-")[0]), int(p.split("-")[-1])) for p in parts])
+        actual = "/".join(str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in zip(sizes.min(0), sizes.max(0)))
+        assert (list(lows), list(highs)) == (list(sizes.min(0)), list(sizes.max(0))), \
+            f"{name}: task {task!r} draws splits of sizes [{actual}] ({parameters['protocol']} protocol)"
