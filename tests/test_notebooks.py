@@ -6,25 +6,36 @@ These start Jupyter kernels (a few seconds each), so the parameters are as small
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
+import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
 papermill = pytest.importorskip("papermill")
 
-from toolkit.reports import kernel_name, notebooks_dir, read_records, run_experiment  # noqa: E402
+from toolkit.reports import notebooks_dir, read_records, run_experiment  # noqa: E402
+from toolkit.reports._kernels import KernelSession  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def kernel():
-    return kernel_name(threads=1)
+def session(tmp_path_factory, mirror_dir):
+    """One kernel for the module's notebooks, as the runner uses it (started once, reused)."""
+    kernel = KernelSession(tmp_path_factory.mktemp("kernel"), threads=1,
+                           env={"TOOLKIT_DATA_MIRROR": str(mirror_dir)})
+    yield kernel
+    kernel.shutdown()
 
 
-def execute(name, tmp_path, kernel, **parameters):
+def execute(name, tmp_path, session, **parameters):
     out = tmp_path / name
-    papermill.execute_notebook(str(notebooks_dir() / name), str(out), parameters=parameters, kernel_name=kernel,
-                               progress_bar=False, cwd=str(tmp_path))
+    session.run_notebook(notebooks_dir() / name, out, parameters)
     return read_records(out)
 
 
@@ -41,8 +52,8 @@ def test_every_notebook_has_one_typed_parameters_cell():
             assert re.match(r"^\w+: \w+ = .+  # .+", line), (path.name, line)
 
 
-def test_model_selection_notebook(tmp_path, kernel):
-    records = execute("model_selection.ipynb", tmp_path, kernel, dataset="moons", options={"n": 80, "rng": 0},
+def test_model_selection_notebook(tmp_path, session):
+    records = execute("model_selection.ipynb", tmp_path, session, dataset="moons", options={"n": 80, "rng": 0},
                       l=8, u=30, t=40, method="rlsc", grid={"lam": [0.01, 1.0]},
                       fixed={"kernel": "rbf", "sigma": 0.5}, n_folds=2, n_splits=2, scenario="test-set")
     assert records["scenario"] == "test-set (non-realistic)"
@@ -53,11 +64,32 @@ def test_model_selection_notebook(tmp_path, kernel):
     assert refit["value"].mean() == pytest.approx(records["test_error_mean"])
 
 
-def test_datasets_notebook(tmp_path, kernel, mirror_dir, monkeypatch):
-    monkeypatch.setenv("TOOLKIT_DATA_MIRROR", str(mirror_dir))  # the kernel inherits the environment
-    records = execute("datasets.ipynb", tmp_path, kernel, image_sets=["coil20"], per_class=2, max_classes=2)
+def test_datasets_notebook(tmp_path, session):
+    records = execute("datasets.ipynb", tmp_path, session, image_sets=["coil20"], per_class=2, max_classes=2)
     assert records["n_datasets"] >= 10
     assert records["shapes"] == {"coil20": [1440, 1024]}
+
+
+@pytest.mark.slow
+def test_nbconvert_from_the_checkout_with_the_readmes_relative_mirror(tmp_path, mirror_dir):
+    """``jupyter nbconvert --execute notebooks/datasets.ipynb`` typed in a checkout with the README's
+    ``TOOLKIT_DATA_MIRROR=../shared/datasets``: the kernel runs in ``notebooks/``, the setting is
+    relative to where the command was typed."""
+    checkout = tmp_path / "main"
+    (checkout / "notebooks").mkdir(parents=True)
+    shutil.copy(notebooks_dir() / "datasets.ipynb", checkout / "notebooks")
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "datasets").symlink_to(mirror_dir)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLKIT_")}
+    env.update({"PWD": str(checkout), "TOOLKIT_DATA_MIRROR": "../shared/datasets", "TOOLKIT_DATA_DIR": "cache",
+                "PYDEVD_DISABLE_FILE_VALIDATION": "1"})
+    proc = subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
+                           "notebooks/datasets.ipynb", "--output", "executed.ipynb"], cwd=checkout, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    records = read_records(checkout / "notebooks" / "executed.ipynb")
+    assert records["shapes"]["coil20"] == [1440, 1024]
+    assert (checkout / "cache" / "COIL20.mat").is_file()  # the relative cache folder, beside the command
 
 
 TINY = """
@@ -124,11 +156,13 @@ def test_runner_renders_report_skips_finished_and_survives_failures(tmp_path, mi
     assert params["grid"] == {"C": [-1.0]}
 
 
-def test_comparison_report_runs_on_its_default_sample(tmp_path, kernel):
-    out = tmp_path / "report.ipynb"
-    papermill.execute_notebook(str(notebooks_dir() / "comparison_report.ipynb"), str(out), kernel_name=kernel,
-                               progress_bar=False, cwd=str(notebooks_dir()))
-    records = read_records(out)
+def test_comparison_report_runs_on_its_default_sample(tmp_path):
+    # opened in JupyterLab, a notebook's kernel runs in its folder: the sample paths are relative to it
+    in_folder = KernelSession(notebooks_dir(), threads=1)
+    try:
+        records = execute("comparison_report.ipynb", tmp_path, in_folder)
+    finally:
+        in_folder.shutdown()
     assert records["n_results"] > 0
     helped = records["helped"]
     assert {"s2rlsc", "lapsvm"} <= set(helped["method"]) and helped["pvalue"].notna().any()

@@ -15,6 +15,7 @@ kernel's process when it starts.
 """
 from __future__ import annotations
 
+import functools
 import os
 import queue
 import signal
@@ -170,6 +171,7 @@ class KernelSession:
         from papermill.iorw import load_notebook_node, write_ipynb
         from papermill.parameterize import parameterize_notebook
 
+        _register_engine()
         self.ensure()
         self.reset()
         input_path, output_path = str(Path(input_path).resolve()), Path(output_path).resolve()
@@ -228,6 +230,7 @@ class KernelSession:
             pass
 
 
+@functools.cache
 def _register_engine():
     """A papermill engine executing in a :class:`KernelSession`'s running kernel."""
     from papermill.clientwrap import PapermillNotebookClient
@@ -274,7 +277,6 @@ class KernelPool:
     """
 
     def __init__(self, n, cwd, *, threads=None, env=None, log_path=None):
-        _register_engine()
         self._jobs: queue.Queue = queue.Queue()
         self._stopped = threading.Event()
         self.sessions = [KernelSession(cwd, threads=threads, env=env, log_path=log_path) for _ in range(max(1, n))]
