@@ -13,13 +13,20 @@ Settings (environment variables, read at every call):
 ``TOOLKIT_DATA_MIRROR``
     A local folder or an http(s) base URL that replaces the canonical addresses. Hashes are
     always checked, mirror or not.
+
+A relative folder in either setting is resolved against the directory the command was run from:
+``$PWD`` when that is set, absolute and an existing directory (so a notebook kernel started in
+another folder reads the same one), otherwise the working directory. ``resolved_settings()``
+returns both as absolute paths, for the environment of processes a launcher starts.
 """
 from ._datasets import Dataset, available, load
-from ._registry import DataError, HashMismatchError, cache_dir, catalogue, fetch_file
+from ._registry import (DataError, HashMismatchError, cache_dir, catalogue, fetch_file,
+                        resolve_setting_path, resolved_settings)
 from ._splits import Split, cv_splits, fixed_splits, split
 
 __all__ = [
     "Dataset", "load", "available",
     "Split", "split", "cv_splits", "fixed_splits",
-    "fetch_file", "cache_dir", "catalogue", "DataError", "HashMismatchError",
+    "fetch_file", "cache_dir", "catalogue", "resolve_setting_path", "resolved_settings",
+    "DataError", "HashMismatchError",
 ]

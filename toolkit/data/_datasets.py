@@ -380,7 +380,10 @@ def load(name, *classes, **options):
       Table 1; generated locally from ``rng``.
 
     Files are fetched once into ``TOOLKIT_DATA_DIR`` and hash-checked on every load; parsed
-    arrays are cached beside them, so a warm load costs a hash check and a binary read.
+    arrays are cached beside them, so a warm load costs a hash check and a binary read. A
+    relative ``TOOLKIT_DATA_DIR`` or ``TOOLKIT_DATA_MIRROR`` is resolved against the directory the
+    command was run from (``$PWD``, else the working directory; see
+    :func:`toolkit.data.resolve_setting_path`).
 
     Examples
     --------
