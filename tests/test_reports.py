@@ -181,9 +181,99 @@ def test_task_labels_state_the_split_sizes_used(name, label_data):
         sizes = np.array([(len(s.labeled), len(s.unlabeled), len(s.validation), len(s.test)) for s in splits])
         parts = match.group(1).split("/")
         if len(parts) == 3:  # [l/u/t]: only for protocols without a validation set
-            assert (sizes[:, 2] == 0).all(), f"{name}: {task!r} has no v but the splits hold {sizes[0, 2]} validation points"
+            assert (sizes[:, 2] == 0).all(), \
+                f"{name}: {task!r} has no v but the splits hold {sizes[0, 2]} validation points"
             sizes = sizes[:, [0, 1, 3]]
         lows, highs = zip(*[(int(p.split("-")[0]), int(p.split("-")[-1])) for p in parts])
         actual = "/".join(str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in zip(sizes.min(0), sizes.max(0)))
         assert (list(lows), list(highs)) == (list(sizes.min(0)), list(sizes.max(0))), \
             f"{name}: task {task!r} draws splits of sizes [{actual}] ({parameters['protocol']} protocol)"
+
+
+# ---------------------------------------------------------------------------- the report's opening summary
+def _tidy(errors, scenario="labeled-cv"):
+    """A tidy results frame from {task: {method: [error per split]}} (refit rows only)."""
+    rows = []
+    for task, methods in errors.items():
+        for method, values in methods.items():
+            for split, value in enumerate(values):
+                rows.append({"dataset": task.lower(), "task": task, "split": split, "method": method,
+                             "params": '{"kernel": "linear"}', "scenario": scenario, "fold": "refit",
+                             "metric": "test_error", "value": float(value), "seconds": 0.1, "seed": split})
+    return pd.DataFrame(rows)
+
+
+SUMMARY_CASES = {
+    # s2rlsc beats the best supervised method (rlsc) on all 8 splits; lapsvm is the worse SSL method
+    "SSL better": {"rlsc": [10, 12, 11, 13, 10, 12, 11, 12], "svc": [14, 15, 13, 16, 14, 15, 13, 16],
+                   "s2rlsc": [4, 6, 4, 7, 5, 5, 6, 5], "lapsvm": [9, 11, 10, 12, 9, 11, 10, 11]},
+    # 3 splits, differences of both signs
+    "Not significant": {"rlsc": [10, 12, 11], "lapsvm": [8, 14, 10]},
+    # the supervised svc beats lapsvm on all 6 splits
+    "Supervised better": {"svc": [5, 6, 5, 7, 6, 5], "lapsvm": [30, 35, 32, 36, 31, 33]},
+    "One method": {"rlsc": [10, 11, 12]},
+}
+
+
+def test_summary_table_verdicts_on_a_handmade_frame():
+    from toolkit.reports import tables
+
+    summary = tables.summary_table(_tidy(SUMMARY_CASES)).set_index("task")
+    assert list(summary.index) == list(SUMMARY_CASES)
+    row = summary.loc["SSL better"]
+    assert (row["best"], row["semi_supervised"], row["supervised"]) == ("s2rlsc", "s2rlsc", "rlsc")
+    assert row["verdict"] == "helped" and row["n_splits"] == 8 and row["pvalue"] < 1e-4
+    case = SUMMARY_CASES["SSL better"]
+    assert row["difference"] == pytest.approx(np.mean(case["s2rlsc"]) - np.mean(case["rlsc"]))
+    assert row["ci_high"] < 0 and row["pvalue_wilcoxon"] < 0.05 and np.isnan(row["pvalue_corrected"])
+    row = summary.loc["Not significant"]
+    assert row["verdict"] == "no significant difference" and row["n_splits"] == 3 and row["pvalue"] > 0.05
+    assert row["ci_low"] < 0 < row["ci_high"]
+    row = summary.loc["Supervised better"]
+    assert (row["best"], row["verdict"]) == ("svc", "hurt") and row["difference"] > 0
+    row = summary.loc["One method"]
+    assert (row["best"], row["verdict"], row["n_methods"]) == ("rlsc", "only one method", 1)
+    assert row["best_mean"] == pytest.approx(11.0) and pd.isna(row["semi_supervised"])
+    # the corrected resampled t-test where the sizes are known: more conservative than the paired t-test
+    corrected = tables.summary_table(_tidy(SUMMARY_CASES), sizes={"SSL better": (250, 250)}).set_index("task")
+    assert corrected.loc["SSL better", "pvalue_corrected"] > corrected.loc["SSL better", "pvalue"]
+
+
+def test_summary_markdown_says_what_to_act_on():
+    from toolkit.reports import tables
+
+    text = tables.summary_markdown(_tidy(SUMMARY_CASES))
+    lines = {line.split("**")[1]: line for line in text.splitlines() if line.startswith("- **")}
+    assert set(lines) == set(SUMMARY_CASES)
+    assert "best: **s2rlsc**" in lines["SSL better"] and "**helped significantly**" in lines["SSL better"]
+    assert "over 8 splits" in lines["SSL better"] and "little power" not in lines["SSL better"]
+    assert "**No significant difference**" in lines["Not significant"]
+    assert "With only 3 splits the test has little power" in lines["Not significant"]
+    assert "**hurt**" in lines["Supervised better"] and "best: **svc**" in lines["Supervised better"]
+    assert "Only one method" in lines["One method"]
+    assert "Friedman" in text and "little power" in text.split("Friedman")[1]   # 3 tasks share rlsc, lapsvm...
+
+
+def test_friedman_verdict_in_words():
+    from toolkit.reports import tables
+
+    consistent = {f"T{i}": {"s2rlsc": [1 + i, 2 + i], "rlsc": [5 + i, 6 + i], "svc": [9 + i, 9 + i]}
+                  for i in range(12)}
+    text = tables.friedman_verdict(_tidy(consistent), scenario="labeled-cv")
+    assert "**differ significantly**" in text and "Best mean rank: **s2rlsc**" in text
+    assert "12 tasks on which all 3 methods ran" in text and "little power" not in text
+    few = tables.friedman_verdict(_tidy({k: consistent[k] for k in ("T0", "T1")}), scenario="labeled-cv")
+    assert "**no significant difference**" in few and "With only 2 tasks the test has little power" in few
+    lone = tables.friedman_verdict(_tidy({"T0": consistent["T0"]}), scenario="labeled-cv")
+    assert "no rank test" in lone
+
+
+def test_result_notes_only_where_the_explained_result_can_appear():
+    from toolkit.reports import tables
+
+    frame = _tidy({"Gaussian2C": {"rlsc": [8, 10], "lapsvm": [35, 33]}})
+    frame["dataset"] = "gaussian2c"
+    note = tables.result_notes(frame)
+    assert "Gaussian2C" in note and "35.2 %" in note and "harmonic extension" in note
+    assert tables.result_notes(frame[frame["method"] == "rlsc"]) == ""
+    assert tables.result_notes(frame.assign(params='{"kernel": "rbf"}')) == ""
