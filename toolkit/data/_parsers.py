@@ -1,20 +1,19 @@
 """Parsers for the raw benchmark files, with a parsed-array cache keyed by the raw file's hash.
 
-A parsed file is stored beside the raw one as ``<file>.<hash[:16]>.v<VERSION>.npz`` (written to a
-temporary file, then renamed into place with ``os.replace``), so a warm load reads binary arrays
-and never re-parses text or MATLAB files. Changing a parser bumps ``PARSER_VERSION``.
+A parsed file is stored beside the raw one as ``<file>.<hash[:16]>.v<VERSION>.npz`` (written by
+:func:`toolkit.data._registry.write_atomically`: a temporary file created with the user's umask,
+renamed into place with ``os.replace``), so a warm load reads binary arrays and never re-parses
+text or MATLAB files. Changing a parser bumps ``PARSER_VERSION``.
 """
 from __future__ import annotations
 
 import gzip
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._registry import FileRecord
+from ._registry import FileRecord, write_atomically
 
 PARSER_VERSION = 1
 
@@ -63,14 +62,9 @@ def parsed(record: FileRecord, parser) -> dict:
         except (OSError, ValueError, KeyError):  # unreadable cache entry: rebuild it
             pass
     arrays = parser(record.path)
-    handle, tmp = tempfile.mkstemp(dir=cached.parent, prefix=f".{cached.name}.", suffix=".part")
-    try:
-        with os.fdopen(handle, "wb") as out:
+    with write_atomically(cached) as tmp:
+        with open(tmp, "wb") as out:
             np.savez(out, **_encode(arrays))
-        os.replace(tmp, cached)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
     return arrays
 
 

@@ -18,30 +18,42 @@ environment of the processes it starts.
 
 Every file goes through :func:`fetch_file`, which
 
-1. uses the cached copy in the cache folder after checking its hash; a cached file whose hash
-   does not match is removed and reported;
-2. otherwise copies it from ``TOOLKIT_DATA_MIRROR`` when that names a local folder (into a
-   temporary file in the cache folder, hash-checked, then renamed into place), or
-3. downloads it with pooch from ``TOOLKIT_DATA_MIRROR`` when that is an http(s) base URL, or from
-   the canonical address in ``urls.txt``. pooch streams into a temporary file in the cache folder and
-   moves it into place only when the hash matches, so an interrupted download never leaves a
-   partial file under the registry name.
+1. uses the cached copy in the cache folder after checking its hash; a cached file whose hash does
+   not match is removed and reported;
+2. otherwise copies it from ``TOOLKIT_DATA_MIRROR`` when that names a local folder, or
+3. downloads it with pooch's HTTP downloader from ``TOOLKIT_DATA_MIRROR`` when that is an http(s)
+   base URL, or from the canonical address in ``urls.txt``.
 
-All writes end with an atomic rename (``os.replace``), so two processes filling the same cache at
-the same time both succeed: each writes its own temporary file and the last rename wins with
-identical bytes.
+Copies and downloads, like the parsed-array cache of :mod:`toolkit.data._parsers`, are written by
+:func:`write_atomically`: into a temporary file ``.<name>.<pid>.<random>.part`` beside the target,
+created with the user's umask and locked (``flock``) by its writer while it lives, hash-checked,
+then renamed into place with ``os.replace``. An interrupted or failed write removes its temporary
+file, and a writer killed outright (``SIGKILL``, power loss) leaves one that the next call of
+:func:`fetch_file` removes (:func:`remove_stale_temporaries`: its lock is free once the writer is
+gone). So a partial file never appears under a registry name, and two processes filling the same
+cache at the same time both succeed: each writes its own temporary file and the last rename wins
+with identical bytes.
 """
 from __future__ import annotations
 
+import contextlib
+import errno
 import functools
 import hashlib
 import os
+import re
+import secrets
 import shutil
-import tempfile
+import time
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # Windows: an open file cannot be removed there, which protects live writers
+    fcntl = None
 
 ENV_DIR = "TOOLKIT_DATA_DIR"
 ENV_MIRROR = "TOOLKIT_DATA_MIRROR"
@@ -273,9 +285,166 @@ def _mismatch(name: str, expected: str, found: str, where: str, removed: str = "
     )
 
 
+# --------------------------------------------------------------------------------------------
+# atomic writes and the removal of temporary files left by killed writers
+
+_PART = re.compile(r"^\..+\.(\d+)\.[0-9a-f]{16}\.part$")  # .<name>.<pid>.<random>.part
+# temporary files of the versions before write_atomically: pooch's downloads, mkstemp's copies
+_OLD_TMP = re.compile(r"^(tmp[a-z0-9_]{8}|\..+\.[a-z0-9_]{8}\.part)$")
+STALE_AFTER_S = 6 * 3600.0
+"""Age (seconds since the last write) after which an unlockable temporary file counts as abandoned."""
+
+
+def _create_temporary(target: Path) -> tuple[int | None, Path]:
+    """A new empty file ``.<name>.<pid>.<random>.part`` beside ``target``; (locked descriptor, path).
+
+    The file is created with mode ``0o666`` so the user's umask (and a default ACL of the folder)
+    decide its permissions, as for any file the user creates. A cleaner in another process may
+    remove it between its creation and the lock; the inode check catches that and starts over.
+    Without ``fcntl`` (Windows) the descriptor is closed at once and None is returned in its place:
+    Windows cannot rename a file that is open.
+    """
+    for _ in range(100):
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(8)}.part")
+        try:
+            fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+        except FileExistsError:
+            continue
+        if fcntl is None:
+            os.close(fd)
+            return None, tmp
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:  # a file system without locks: cleaners fall back to the age rule
+            pass
+        try:
+            ours = os.stat(tmp).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            ours = False
+        if ours:
+            return fd, tmp
+        os.close(fd)
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", str(target))
+
+
+@contextlib.contextmanager
+def write_atomically(target: Path):
+    """Write ``target`` through a locked temporary file that is renamed into place on success.
+
+    Yields the temporary file's path (empty, created with the user's umask). When the block ends
+    without an exception the file is renamed to ``target`` with ``os.replace``; otherwise it is
+    removed. The writer holds an exclusive ``flock`` on it until then, which tells
+    :func:`remove_stale_temporaries` in other processes that it is alive; the kernel drops the
+    lock when the writer dies, even by ``SIGKILL``.
+
+    Parameters
+    ----------
+    target : pathlib.Path
+        The final path; its folder must exist.
+
+    Yields
+    ------
+    pathlib.Path
+        The temporary file to write (open it by path, e.g. ``open(tmp, "wb")``).
+    """
+    fd, tmp = _create_temporary(target)
+    try:
+        yield tmp
+        os.replace(tmp, target)
+    finally:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        finally:
+            if fd is not None:
+                os.close(fd)  # releases the lock, after the rename or the removal
+
+
+def _remove_if_abandoned(path: Path, pid: int) -> bool:
+    """Remove the temporary file ``path`` of process ``pid`` if no live writer holds it; whether it did.
+
+    With ``flock``, a writer is alive while it holds the lock; the file is removed while the
+    cleaner holds the lock itself. Without locks (Windows, a file system without them) a file
+    counts as abandoned :data:`STALE_AFTER_S` seconds after its last write.
+    """
+    if pid == os.getpid():
+        return False  # our own (a thread of this process may be writing it)
+    if fcntl is None:
+        if time.time() - os.stat(path).st_mtime <= STALE_AFTER_S:
+            return False
+        os.unlink(path)  # refused while a writer has it open
+        return True
+    fd = os.open(path, os.O_RDWR)  # read-write: NFS emulates flock with write locks
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False  # its writer holds the lock
+        except OSError:  # no locks on this file system
+            if time.time() - os.fstat(fd).st_mtime <= STALE_AFTER_S:
+                return False
+        if os.stat(path).st_ino != os.fstat(fd).st_ino:
+            return False  # removed and its name taken again meanwhile
+        os.unlink(path)
+        return True
+    finally:
+        os.close(fd)
+
+
+def remove_stale_temporaries(folder: Path) -> list[Path]:
+    """Remove the temporary files of writers that died in ``folder``; return the removed paths.
+
+    A temporary file ``.<name>.<pid>.<random>.part`` of :func:`write_atomically` is removed when
+    no process holds its lock (its writer was killed). The temporary files of earlier versions,
+    which had no lock (pooch's ``tmpXXXXXXXX`` downloads, ``.<name>.XXXXXXXX.part`` copies), are
+    removed when they were last written more than :data:`STALE_AFTER_S` seconds ago. Nothing else
+    is touched, and files that cannot be removed (a read-only folder) are left in place.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        The cache folder (a missing folder holds nothing).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files removed.
+    """
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        part = _PART.match(entry.name)
+        if part is None and not _OLD_TMP.match(entry.name):
+            continue
+        path = Path(entry.path)
+        try:
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            if part is not None:
+                gone = _remove_if_abandoned(path, int(part.group(1)))
+            elif time.time() - entry.stat(follow_symlinks=False).st_mtime > STALE_AFTER_S:
+                os.unlink(path)
+                gone = True
+            else:
+                gone = False
+        except OSError:  # gone meanwhile, or not ours to remove
+            continue
+        if gone:
+            removed.append(path)
+    return removed
+
+
 def _cache_error(action: str, folder: Path, exc: OSError) -> DataError:
     setting = _describe_setting(ENV_DIR) if _setting(ENV_DIR) else f"the default cache; set {ENV_DIR} for another"
     return DataError(f"Could not {action} the cache folder {folder} ({setting}): {exc.__class__.__name__}: {exc}.")
+
+
+# --------------------------------------------------------------------------------------------
+# fetching
 
 
 def is_cached(name: str) -> bool:
@@ -317,8 +486,15 @@ def fetch_file(name: str, *, progressbar: bool = False) -> FileRecord:
         The cached, mirrored or downloaded file does not have the registered hash (the message
         names the file and both hashes; the bad copy is deleted).
     DataError
-        The file cannot be obtained (missing from the mirror, unreachable source); the message
-        names the file and ``TOOLKIT_DATA_MIRROR``.
+        The file cannot be obtained (missing from the mirror, unreachable source, a cache folder
+        that cannot be written); the message names the file, the resolved folders and the
+        settings ``TOOLKIT_DATA_MIRROR`` / ``TOOLKIT_DATA_DIR``.
+
+    Notes
+    -----
+    Every call first removes temporary files that writers killed before they finished left in
+    the cache folder (:func:`remove_stale_temporaries`). A cached file is only read, so a
+    read-only cache folder that holds the file works.
 
     Examples
     --------
@@ -334,25 +510,33 @@ def fetch_file(name: str, *, progressbar: bool = False) -> FileRecord:
     alg, expected = _split_hash(known)
     folder = cache_dir()
     target = folder / name
+    remove_stale_temporaries(folder)
     if target.is_file():
         found = file_hash(target, alg)
         if found != expected:
+            removed = ""
             try:
                 target.unlink()
             except FileNotFoundError:
                 pass
+            except OSError as exc:
+                removed = (f"The bad copy could not be removed ({exc.__class__.__name__}: {exc}); "
+                           "delete it by hand")
             where = f"cached at {target}" + (f", {_describe_setting(ENV_DIR)}" if _setting(ENV_DIR) else "")
-            raise _mismatch(name, known, f"{alg}:{found}", where)
+            raise _mismatch(name, known, f"{alg}:{found}", where, removed)
         return FileRecord(name, target, known, source_url(name))
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise _cache_error("create", folder, exc) from exc
     base = mirror()
-    if base is not None and not _is_url(base):
-        _copy_from_folder(name, Path(base), target, alg, expected, known)
-    else:
-        _download(name, source_url(name), folder, known, progressbar)
+    try:
+        if base is not None and not _is_url(base):
+            _copy_from_folder(name, Path(base), target, alg, expected, known)
+        else:
+            _download(name, source_url(name), target, alg, expected, known, progressbar)
+    except OSError as exc:  # creating, writing or renaming the temporary file in the cache folder
+        raise _cache_error(f"write {name!r} into", folder, exc) from exc
     return FileRecord(name, target, known, source_url(name))
 
 
@@ -366,33 +550,31 @@ def _copy_from_folder(name, folder, target, alg, expected, known):
             f"mirror that has it, or unset {ENV_MIRROR} to download it from "
             f"{urls().get(name, 'its canonical address')}."
         )
-    handle, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{name}.", suffix=".part")
     try:
-        with os.fdopen(handle, "wb") as out, open(source, "rb") as src:
+        src = open(source, "rb")
+    except OSError as exc:
+        raise DataError(f"Could not read {source} ({_describe_setting(ENV_MIRROR)}): "
+                        f"{exc.__class__.__name__}: {exc}.") from exc
+    with src, write_atomically(target) as tmp:
+        with open(tmp, "wb") as out:
             shutil.copyfileobj(src, out, 1 << 20)
-        found = file_hash(Path(tmp), alg)
+        found = file_hash(tmp, alg)
         if found != expected:
             raise _mismatch(name, known, f"{alg}:{found}",
                             f"from the mirror folder {folder}, {_describe_setting(ENV_MIRROR)}")
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
-def _download(name, url, folder, known, progressbar):
+def _download(name, url, target, alg, expected, known, progressbar):
     import pooch
     import requests
 
-    pooch.get_logger().setLevel("WARNING")
     downloader = pooch.HTTPDownloader(progressbar=progressbar, timeout=60)
     try:
-        pooch.retrieve(url, known_hash=known, fname=name, path=folder, downloader=downloader)
-    except ValueError as exc:  # pooch's hash mismatch; its temporary file is already deleted
-        text = str(exc)
-        found = text.split(" but got ", 1)[1].split(".", 1)[0] if " but got " in text else "another hash"
-        alg = known.partition(":")[0]
-        raise _mismatch(name, known, f"{alg}:{found}", f"downloaded from {url}") from exc
+        with write_atomically(target) as tmp:
+            downloader(url, str(tmp), None)
+            found = file_hash(tmp, alg)
+            if found != expected:
+                raise _mismatch(name, known, f"{alg}:{found}", f"downloaded from {url}")
     except requests.exceptions.RequestException as exc:
         hint = (f"{ENV_MIRROR} is {_setting(ENV_MIRROR)!r}; check that it serves {name!r}"
                 if mirror() else f"Set {ENV_MIRROR} to a local folder or an http(s) base URL holding the file")

@@ -1,0 +1,211 @@
+"""The cache heals: writers killed mid-way, read-only folders, file modes."""
+from __future__ import annotations
+
+import errno
+import http.server
+import os
+import signal
+import stat
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from toolkit import data
+from toolkit.data import _registry
+
+
+def _files(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+
+
+@pytest.fixture
+def local_mirror(mirror_dir, fresh_cache, monkeypatch):
+    monkeypatch.setenv("TOOLKIT_DATA_MIRROR", str(mirror_dir.resolve()))
+    return fresh_cache
+
+
+# ------------------------------------------------------------------ writers killed mid-way (SIGKILL)
+
+class _StallingServer:
+    """Serves half of every file from ``folder`` on 127.0.0.1, then holds the connection open."""
+
+    def __init__(self, folder: Path):
+        release = self.release = threading.Event()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                body = (folder / self.path.lstrip("/")).read_bytes()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body[: len(body) // 2])
+                self.wfile.flush()
+                release.wait(60)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
+
+    def close(self):
+        self.release.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _child(code: str, cache: Path, mirror: str) -> subprocess.Popen:
+    env = {**os.environ, "TOOLKIT_DATA_DIR": str(cache), "TOOLKIT_DATA_MIRROR": mirror}
+    return subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for_partial_file(proc: subprocess.Popen, cache: Path) -> Path:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        names = cache.glob("*") if cache.exists() else []
+        partial = [p for p in names if p.name != "g50c.mat" and p.stat().st_size > 0]
+        if partial:
+            return partial[0]
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    raise AssertionError("the child wrote nothing within 60 s")
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+
+
+def test_download_killed_mid_way_leaves_nothing_behind(mirror_dir, fresh_cache, monkeypatch):
+    server = _StallingServer(mirror_dir)
+    try:
+        child = _child("import toolkit.data as d; d.fetch_file('g50c.mat')", fresh_cache, server.url)
+        partial = _wait_for_partial_file(child, fresh_cache)
+        try:
+            # while the child is alive, another process's fetch leaves its temporary file alone
+            monkeypatch.setenv("TOOLKIT_DATA_MIRROR", str(mirror_dir.resolve()))
+            assert data.fetch_file("g50c.mat").path.is_file()
+            assert partial.is_file()
+        finally:
+            _kill(child)
+    finally:
+        server.close()
+    assert partial.is_file()  # SIGKILL: no handler ran
+    assert data.load("g50c").X.shape == (550, 50)  # the next fetch removes it
+    assert not partial.exists()
+    names = _files(fresh_cache)
+    assert names[0] == "g50c.mat" and len(names) == 2 and names[1].startswith("g50c.mat.") and names[1].endswith(".npz")
+
+
+def test_copy_killed_mid_way_leaves_nothing_behind(mirror_dir, fresh_cache, monkeypatch):
+    code = ("import shutil, sys, time\n"
+            "def stalled(source, target, length=0):\n"
+            "    target.write(source.read(4096)); target.flush()\n"
+            "    print('copying', flush=True); time.sleep(120)\n"
+            "shutil.copyfileobj = stalled\n"
+            "import toolkit.data as d; d.fetch_file('g50c.mat')\n")
+    child = _child(code, fresh_cache, str(mirror_dir.resolve()))
+    try:
+        assert child.stdout.readline().strip() == "copying", child.communicate()
+        partial = _wait_for_partial_file(child, fresh_cache)
+    finally:
+        _kill(child)
+    assert partial.is_file()
+    monkeypatch.setenv("TOOLKIT_DATA_MIRROR", str(mirror_dir.resolve()))
+    assert data.fetch_file("g50c.mat").path.is_file()
+    assert _files(fresh_cache) == ["g50c.mat"]
+
+
+def test_temporary_files_of_live_writers_are_kept(local_mirror):
+    local_mirror.mkdir()
+    target = local_mirror / "g50c.mat"
+    with _registry.write_atomically(target) as tmp:
+        tmp.write_bytes(b"in progress")
+        assert _registry.remove_stale_temporaries(local_mirror) == []  # our own, alive
+        data.fetch_file("uspst.mat")
+        assert tmp.is_file()
+    assert target.read_bytes() == b"in progress" and not tmp.exists()
+    with pytest.raises(RuntimeError), _registry.write_atomically(target) as tmp:
+        tmp.write_bytes(b"abandoned")
+        raise RuntimeError("the writer fails")
+    assert target.read_bytes() == b"in progress" and _files(local_mirror) == ["g50c.mat", "uspst.mat"]
+
+
+def test_temporaries_of_earlier_versions_are_removed_when_stale(local_mirror):
+    local_mirror.mkdir()
+    old = time.time() - 2 * 24 * 3600
+    for name in ("tmpab_cd123", "tmp4kq9z0xe", ".g50c.mat.k_3dh2a9.part", "notes.txt", "tmp-keep-me"):
+        (local_mirror / name).write_bytes(b"x")
+        os.utime(local_mirror / name, (old, old))
+    (local_mirror / "tmpfresh123").write_bytes(b"a download of an older version, still running")
+    data.fetch_file("g50c.mat")
+    assert _files(local_mirror) == ["g50c.mat", "notes.txt", "tmp-keep-me", "tmpfresh123"]
+
+
+# ------------------------------------------------------------------------------ read-only cache
+
+@pytest.fixture
+def read_only(monkeypatch):
+    """Make a folder read-only: chmod 0o555, and for root (whom permissions do not stop) refuse creating
+    and removing files in it the way the kernel refuses an ordinary user."""
+    folders = []
+
+    def refuse(path):
+        if Path(os.fsdecode(path)).parent in folders:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fsdecode(path))
+
+    real_open, real_unlink = os.open, os.unlink
+
+    def guarded_open(path, flags, mode=0o777, *, dir_fd=None):
+        if flags & os.O_CREAT:
+            refuse(path)
+        return real_open(path, flags, mode, dir_fd=dir_fd)
+
+    def guarded_unlink(path, *, dir_fd=None):
+        refuse(path)
+        return real_unlink(path, dir_fd=dir_fd)
+
+    def make(folder: Path):
+        folder.chmod(0o555)
+        folders.append(folder)
+
+    if os.geteuid() == 0:
+        monkeypatch.setattr(os, "open", guarded_open)
+        monkeypatch.setattr(os, "unlink", guarded_unlink)
+    yield make
+    for folder in folders:
+        folder.chmod(0o755)
+
+
+def test_read_only_cache_with_a_bad_raw_file_says_it_stays(local_mirror, read_only):
+    cached = data.fetch_file("g50c.mat").path
+    cached.write_bytes(b"damaged")
+    read_only(local_mirror)
+    with pytest.raises(data.HashMismatchError, match="could not be removed.*delete it by hand"):
+        data.fetch_file("g50c.mat")
+
+
+# ----------------------------------------------------------------------------------- file modes
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o027, 0o640)])
+@pytest.mark.parametrize("source", ["folder", "http"])
+def test_cached_files_follow_the_umask(umask, mode, source, mirror_dir, fresh_cache, monkeypatch, request):
+    url = request.getfixturevalue("http_mirror").url if source == "http" else str(mirror_dir.resolve())
+    monkeypatch.setenv("TOOLKIT_DATA_MIRROR", url)
+    previous = os.umask(umask)
+    try:
+        data.load("g50c")
+    finally:
+        os.umask(previous)
+    names = _files(fresh_cache)
+    assert len(names) == 2
+    for name in names:
+        assert stat.S_IMODE((fresh_cache / name).stat().st_mode) == mode, name
