@@ -1,8 +1,9 @@
-"""The cache heals: writers killed mid-way, read-only folders, file modes."""
+"""The cache heals: damaged parsed arrays, writers killed mid-way, read-only folders, file modes."""
 from __future__ import annotations
 
 import errno
 import http.server
+import io
 import os
 import signal
 import stat
@@ -10,12 +11,15 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from toolkit import data
-from toolkit.data import _registry
+from toolkit.data import _parsers, _registry
 
 
 def _files(folder: Path) -> list[str]:
@@ -26,6 +30,80 @@ def _files(folder: Path) -> list[str]:
 def local_mirror(mirror_dir, fresh_cache, monkeypatch):
     monkeypatch.setenv("TOOLKIT_DATA_MIRROR", str(mirror_dir.resolve()))
     return fresh_cache
+
+
+def _same_arrays(a: dict, b: dict) -> bool:
+    if a.keys() != b.keys():
+        return False
+    for key in a:
+        x, y = a[key], b[key]
+        if sp.issparse(x) or sp.issparse(y):
+            if not (sp.issparse(x) and sp.issparse(y) and x.shape == y.shape and (x != y).nnz == 0):
+                return False
+        elif x.dtype != y.dtype or x.shape != y.shape or not np.array_equal(x, y):
+            return False
+    return True
+
+
+# --------------------------------------------------------------------------- damaged parsed arrays
+
+def _flip(path: Path) -> None:
+    blob = bytearray(path.read_bytes())
+    blob[len(blob) // 2] ^= 0x01  # one bit inside the stored array data
+    path.write_bytes(bytes(blob))
+
+
+def _truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: path.stat().st_size * 2 // 3])
+
+
+def _empty(path: Path) -> None:
+    path.write_bytes(b"")
+
+
+@pytest.mark.parametrize("damage", [_flip, _truncate, _empty])
+@pytest.mark.parametrize("name", ["g50c", "pcmac"])  # dense and sparse arrays
+def test_damaged_parsed_cache_is_removed_and_rebuilt(local_mirror, name, damage):
+    first = data.load(name)
+    (parsed,) = local_mirror.glob("*.npz")
+    damage(parsed)
+    with pytest.warns(data.DataCacheWarning, match=f"The parsed-array cache {parsed} is damaged") as caught:
+        again = data.load(name)
+    assert "removed and is rebuilt from the verified raw file" in str(caught[0].message)
+    assert caught[0].filename == __file__  # the warning points at the load() call
+    if sp.issparse(first.X):
+        assert (first.X != again.X).nnz == 0
+    else:
+        np.testing.assert_array_equal(first.X, again.X)
+    np.testing.assert_array_equal(first.y, again.y)
+    with warnings.catch_warnings():  # rebuilt: the next load reads it without complaint
+        warnings.simplefilter("error", data.DataCacheWarning)
+        np.testing.assert_array_equal(data.load(name).y, first.y)
+    assert sorted(local_mirror.glob("*.npz")) == [parsed]
+
+
+def test_every_single_byte_damage_is_detected_or_harmless(tmp_path):
+    rng = np.random.default_rng(0)
+    arrays = {"X": rng.normal(size=(7, 3)), "y": np.arange(7),
+              "S": sp.random(5, 4, density=0.5, format="csr", random_state=0)}
+    path = tmp_path / "small.npz"
+    _parsers._write_parsed(path, arrays)
+    blob = path.read_bytes()
+    detected = 0
+    for mask in (0xFF, 0x01, 0x80):
+        for offset in range(len(blob)):
+            damaged = bytearray(blob)
+            damaged[offset] ^= mask
+            try:
+                out = _parsers.read_parsed(io.BytesIO(bytes(damaged)))
+            except _parsers._DAMAGE:
+                detected += 1
+            else:  # bytes no reader looks at (timestamps, attributes): the arrays are intact
+                assert _same_arrays(out, arrays), (offset, mask)
+    for length in range(len(blob)):
+        with pytest.raises(_parsers._DAMAGE):
+            _parsers.read_parsed(io.BytesIO(blob[:length]))
+    assert detected > 2 * len(blob)
 
 
 # ------------------------------------------------------------------ writers killed mid-way (SIGKILL)
@@ -183,6 +261,29 @@ def read_only(monkeypatch):
     yield make
     for folder in folders:
         folder.chmod(0o755)
+
+
+def test_read_only_cache_with_the_raw_file_loads(local_mirror, monkeypatch, read_only):
+    data.fetch_file("g50c.mat")
+    monkeypatch.setenv("TOOLKIT_DATA_MIRROR", str(local_mirror / "no-mirror-needed"))
+    read_only(local_mirror)
+    with pytest.warns(data.DataCacheWarning, match="could not be written") as caught:
+        ds = data.load("g50c")
+    assert ds.X.shape == (550, 50) and (ds.y == 1).sum() == 275
+    assert str(local_mirror) in str(caught[0].message) and "PermissionError" in str(caught[0].message)
+    assert _files(local_mirror) == ["g50c.mat"]
+
+
+def test_read_only_cache_with_damaged_parsed_arrays_loads(local_mirror, monkeypatch, read_only):
+    expected = data.load("g50c")
+    (parsed,) = local_mirror.glob("*.npz")
+    _flip(parsed)
+    read_only(local_mirror)
+    with pytest.warns(data.DataCacheWarning) as caught:
+        ds = data.load("g50c")
+    np.testing.assert_array_equal(ds.X, expected.X)
+    messages = [str(w.message) for w in caught]
+    assert any("is damaged" in m and "could not be removed" in m for m in messages), messages
 
 
 def test_read_only_cache_with_a_bad_raw_file_says_it_stays(local_mirror, read_only):

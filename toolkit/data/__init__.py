@@ -18,9 +18,12 @@ A relative folder in either setting is resolved against the directory the comman
 ``$PWD`` when that is set, absolute and an existing directory (so a notebook kernel started in
 another folder reads the same one), otherwise the working directory. ``resolved_settings()``
 returns both as absolute paths, for the environment of processes a launcher starts.
+
+Damaged parsed-array caches are removed and rebuilt with a ``DataCacheWarning``; temporary files
+of killed downloads or copies are removed by the next fetch.
 """
 from ._datasets import Dataset, available, load
-from ._registry import (DataError, HashMismatchError, cache_dir, catalogue, fetch_file,
+from ._registry import (DataCacheWarning, DataError, HashMismatchError, cache_dir, catalogue, fetch_file,
                         resolve_setting_path, resolved_settings)
 from ._splits import Split, cv_splits, fixed_splits, split
 
@@ -28,5 +31,5 @@ __all__ = [
     "Dataset", "load", "available",
     "Split", "split", "cv_splits", "fixed_splits",
     "fetch_file", "cache_dir", "catalogue", "resolve_setting_path", "resolved_settings",
-    "DataError", "HashMismatchError",
+    "DataError", "HashMismatchError", "DataCacheWarning",
 ]

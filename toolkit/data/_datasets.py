@@ -354,6 +354,12 @@ def load(name, *classes, **options):
     toolkit.data.DataError
         A file cannot be fetched or fails its hash check (see ``TOOLKIT_DATA_MIRROR``).
 
+    Warns
+    -----
+    toolkit.data.DataCacheWarning
+        A damaged parsed-array cache file was removed and rebuilt from the verified raw file, or
+        the cache folder could not be written (the arrays are then parsed at every load).
+
     Notes
     -----
     Data sets, shapes and class coding (``data_registry/catalogue.toml`` has the full record):

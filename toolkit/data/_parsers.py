@@ -3,19 +3,41 @@
 A parsed file is stored beside the raw one as ``<file>.<hash[:16]>.v<VERSION>.npz`` (written by
 :func:`toolkit.data._registry.write_atomically`: a temporary file created with the user's umask,
 renamed into place with ``os.replace``), so a warm load reads binary arrays and never re-parses
-text or MATLAB files. Changing a parser bumps ``PARSER_VERSION``.
+text or MATLAB files. Changing a parser or the storage format bumps ``PARSER_VERSION``.
+
+The cache heals itself. The ``.npz`` holds a member ``__keys__`` listing its arrays, and zip
+checks the CRC-32 of every member as it is read, so any damage (a flipped byte anywhere, a
+truncated file, lost members) is detected when it is read; the file is then removed, a
+:class:`~toolkit.data.DataCacheWarning` names it, and the arrays are parsed again from the raw
+file, whose hash :func:`~toolkit.data.fetch_file` has just verified. When the cache cannot be
+written (a read-only cache folder, a full disk), the parsed arrays are used as they are, with a
+warning.
 """
 from __future__ import annotations
 
 import gzip
+import os
+import struct
+import warnings
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._registry import FileRecord, write_atomically
+from ._registry import DataCacheWarning, FileRecord, write_atomically
 
-PARSER_VERSION = 1
+PARSER_VERSION = 2  # 2: the __keys__ member; zip and CRC errors of damaged files are caught
+
+_KEYS = "__keys__"
+
+# What reading a damaged .npz raises: zip structure or CRC-32 errors (BadZipFile), a damaged
+# compression method or flag (NotImplementedError, RuntimeError "password required", zlib.error),
+# a damaged npy header or a short member (ValueError, EOFError, struct.error), a lost member
+# (KeyError), or a read error of the disk (OSError).
+_DAMAGE = (zipfile.BadZipFile, zlib.error, struct.error, ValueError, EOFError, KeyError, OSError,
+           NotImplementedError, RuntimeError)
 
 
 def _parsed_path(record: FileRecord) -> Path:
@@ -38,8 +60,11 @@ def _encode(arrays: dict) -> dict:
 
 
 def _decode(store) -> dict:
+    keys = [str(k) for k in store[_KEYS]]
+    if sorted(keys + [_KEYS]) != sorted(store.files):
+        raise KeyError(f"the members {sorted(store.files)} do not match the recorded keys {keys}")
     arrays = {}
-    for key in store.files:
+    for key in keys:
         if "__csr_" in key:
             base = key.split("__csr_")[0]
             if base not in arrays:
@@ -52,19 +77,80 @@ def _decode(store) -> dict:
     return arrays
 
 
-def parsed(record: FileRecord, parser) -> dict:
-    """Arrays parsed from ``record`` by ``parser(path) -> dict``, cached beside the raw file."""
-    cached = _parsed_path(record)
-    if cached.is_file():
-        try:
-            with np.load(cached, allow_pickle=False) as store:
-                return _decode(store)
-        except (OSError, ValueError, KeyError):  # unreadable cache entry: rebuild it
-            pass
-    arrays = parser(record.path)
-    with write_atomically(cached) as tmp:
+def read_parsed(handle) -> dict:
+    """The arrays of a parsed-array cache file open for binary reading.
+
+    Raises
+    ------
+    zipfile.BadZipFile, ValueError, KeyError, EOFError, OSError, ...
+        The file is damaged (one of ``_DAMAGE``): zip checks the CRC-32 of every member read, and
+        the recorded list of members catches lost ones.
+    """
+    store = np.load(handle, allow_pickle=False)
+    if not isinstance(store, np.lib.npyio.NpzFile):
+        raise ValueError("not an npz archive")
+    with store:
+        return _decode(store)
+
+
+def _write_parsed(path: Path, arrays: dict) -> None:
+    encoded = _encode(arrays)
+    encoded[_KEYS] = np.array(sorted(encoded))
+    with write_atomically(path) as tmp:
         with open(tmp, "wb") as out:
-            np.savez(out, **_encode(arrays))
+            np.savez(out, **encoded)
+
+
+def _discard(path: Path, handle, exc: BaseException, record: FileRecord) -> None:
+    """Remove the damaged cache file read through ``handle`` and warn.
+
+    A file another process has put in its place meanwhile (a rebuilt one) is left alone.
+    """
+    what = f"{exc.__class__.__name__}: {exc}"
+    rebuilt = f"is rebuilt from the verified raw file {record.path}"
+    try:
+        if os.stat(path).st_ino == os.fstat(handle.fileno()).st_ino:
+            path.unlink()
+            outcome = f"it has been removed and {rebuilt}"
+        else:
+            outcome = f"another process has replaced it already; it {rebuilt}"
+    except FileNotFoundError:
+        outcome = f"another process has removed it already; it {rebuilt}"
+    except OSError as err:
+        outcome = (f"it could not be removed ({err.__class__.__name__}: {err}); the arrays are parsed "
+                   f"from the verified raw file {record.path} instead")
+    warnings.warn(f"The parsed-array cache {path} is damaged ({what}); {outcome}.", DataCacheWarning, stacklevel=5)
+
+
+def parsed(record: FileRecord, parser) -> dict:
+    """Arrays parsed from ``record`` by ``parser(path) -> dict``, cached beside the raw file.
+
+    A damaged cache file is removed and rebuilt with a :class:`~toolkit.data.DataCacheWarning`;
+    a cache that cannot be read or written is skipped with one.
+    """
+    cached = _parsed_path(record)
+    try:
+        handle = open(cached, "rb")
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        warnings.warn(f"The parsed-array cache {cached} cannot be read ({exc.__class__.__name__}: {exc}); "
+                      f"the arrays are parsed from {record.path}.", DataCacheWarning, stacklevel=4)
+        return parser(record.path)
+    else:
+        with handle:
+            try:
+                return read_parsed(handle)
+            except _DAMAGE as exc:
+                _discard(cached, handle, exc, record)
+    arrays = parser(record.path)
+    try:
+        _write_parsed(cached, arrays)
+    except OSError as exc:
+        warnings.warn(f"The parsed-array cache {cached} could not be written ({exc.__class__.__name__}: {exc}); "
+                      f"the arrays parsed from {record.path} are used, and the next load parses it again. Make "
+                      f"the cache folder writable or set TOOLKIT_DATA_DIR to a writable one to keep them.",
+                      DataCacheWarning, stacklevel=4)
     return arrays
 
 

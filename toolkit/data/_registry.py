@@ -67,7 +67,11 @@ class HashMismatchError(DataError, ValueError):
     """A cached, mirrored or downloaded file does not have the registered hash."""
 
 
-DataError.__module__ = HashMismatchError.__module__ = "toolkit.data"
+class DataCacheWarning(UserWarning):
+    """A cache file was damaged (it is removed and rebuilt) or could not be written."""
+
+
+DataError.__module__ = HashMismatchError.__module__ = DataCacheWarning.__module__ = "toolkit.data"
 
 
 def _read_pairs(name: str) -> dict[str, str]:
