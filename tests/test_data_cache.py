@@ -5,6 +5,7 @@ import errno
 import http.server
 import io
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -271,6 +272,31 @@ def test_read_only_cache_with_the_raw_file_loads(local_mirror, monkeypatch, read
         ds = data.load("g50c")
     assert ds.X.shape == (550, 50) and (ds.y == 1).sum() == 275
     assert str(local_mirror) in str(caught[0].message) and "PermissionError" in str(caught[0].message)
+    assert _files(local_mirror) == ["g50c.mat"]
+
+
+def test_read_only_cache_loads_in_a_process_the_kernel_refuses_writes(local_mirror, tmp_path):
+    """The same with permissions enforced by the kernel: root runs the child without the capability
+    to override them (setpriv), so chmod 0o555 binds it as it binds an ordinary user."""
+    data.fetch_file("g50c.mat")
+    command = [sys.executable, "-W", "always", "-c",
+               "import toolkit.data as d; print(d.load('g50c').X.shape[0]); print(d.load('g50c').X.shape[0])"]
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root without setpriv: the read-only folder is simulated by the test above")
+        caps = "-dac_override,-dac_read_search,-fowner"
+        command = [setpriv, f"--bounding-set={caps}", f"--inh-caps={caps}", *command]
+    env = {**os.environ, "TOOLKIT_DATA_DIR": str(local_mirror), "TOOLKIT_DATA_MIRROR": str(tmp_path / "none")}
+    local_mirror.chmod(0o555)
+    try:
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    finally:
+        local_mirror.chmod(0o755)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["550", "550"]
+    assert done.stderr.count("DataCacheWarning: The parsed-array cache") == 2
+    assert "could not be written (PermissionError: Permission denied)" in done.stderr
     assert _files(local_mirror) == ["g50c.mat"]
 
 

@@ -147,7 +147,8 @@ def parsed(record: FileRecord, parser) -> dict:
     try:
         _write_parsed(cached, arrays)
     except OSError as exc:
-        warnings.warn(f"The parsed-array cache {cached} could not be written ({exc.__class__.__name__}: {exc}); "
+        reason = f"{exc.__class__.__name__}: {exc.strerror or exc}"
+        warnings.warn(f"The parsed-array cache {cached} could not be written ({reason}); "
                       f"the arrays parsed from {record.path} are used, and the next load parses it again. Make "
                       f"the cache folder writable or set TOOLKIT_DATA_DIR to a writable one to keep them.",
                       DataCacheWarning, stacklevel=4)
