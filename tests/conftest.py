@@ -25,9 +25,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _mirror_folder() -> Path:
+    from toolkit.data import resolve_setting_path
+
     env = os.environ.get("TOOLKIT_DATA_MIRROR", "")
     if env and "://" not in env:
-        return Path(env)
+        return resolve_setting_path(env)  # the README's relative setting, as the toolkit reads it
     return ROOT.parent / "shared" / "datasets"
 
 

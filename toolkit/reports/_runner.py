@@ -181,7 +181,7 @@ def _kernel_environment() -> dict:
     """The data settings made absolute (resolved here, once) for the kernels' environment."""
     from toolkit import data
 
-    return dict(getattr(data, "absolute_settings", dict)())  # TEMP
+    return dict(data.resolved_settings())
 
 
 def _progress_bar(total, name, progress):
