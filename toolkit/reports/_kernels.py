@@ -50,7 +50,10 @@ def kernel_spec(threads: int | None = None, env: dict | None = None) -> dict:
         variables.update({name: str(int(threads)) for name in _THREAD_VARIABLES})
     variables.update(env or {})
     return {"argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
-                     "--IPKernelApp.log_level=ERROR"],
+                     "--IPKernelApp.log_level=ERROR",
+                     # batch kernels keep no IPython history: no sqlite file shared between kernels, and
+                     # the execution count restarted per notebook does not collide with stored lines
+                     "--HistoryManager.enabled=False"],
             "display_name": "Python (ssl-toolkit)", "language": "python", "env": variables,
             "metadata": {"debugger": False}}
 
