@@ -344,11 +344,12 @@ def _kernels():
     """The compiled loops (numba, cached on disk; the first call in a fresh environment compiles)."""
     global _KERNELS, _line_search_kernel, _gradient_entry_kernel
     if _KERNELS is None:
-        import numba
         from types import SimpleNamespace
-        jit = numba.njit(cache=True, nogil=True)
+
+        from toolkit._numba_cache import njit
+        jit = njit(cache=True, nogil=True)
         _line_search_kernel = jit(_line_search_loop)
-        _gradient_entry_kernel = numba.njit(cache=True, nogil=True, inline="always")(_gradient_entry)
+        _gradient_entry_kernel = njit(cache=True, nogil=True, inline="always")(_gradient_entry)
         _KERNELS = SimpleNamespace(line_search=_line_search_kernel, step=jit(_step_loop),
                                    gradient=jit(_gradient_loop), direction=jit(_direction_loop))
     return _KERNELS

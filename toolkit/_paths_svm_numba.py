@@ -11,8 +11,9 @@ vectorise) and allocate nothing per event.
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from toolkit._numba_cache import njit
 
 RIGHT, ELBOW, LEFT = 0, 1, 2
 EXIT_EMPTY, EXIT_LEFT_EMPTY, EXIT_NO_EVENT, EXIT_STOP, EXIT_FLOOR, EXIT_MAXITER, EXIT_GROW = range(7)
@@ -20,7 +21,7 @@ EXIT_EMPTY, EXIT_LEFT_EMPTY, EXIT_NO_EVENT, EXIT_STOP, EXIT_FLOOR, EXIT_MAXITER,
 EV_START, EV_L_TO_E, EV_R_TO_E, EV_E_TO_L, EV_E_TO_R, EV_COLLAPSE, EV_STOP, EV_FLOOR, EV_PUSHED = range(9)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _cholesky(A, ridge):  # pragma: no cover - compiled
     """Lower Cholesky factor of ``A + ridge I``; ``ok`` is False on a non-positive pivot."""
     m = A.shape[0]
@@ -41,7 +42,7 @@ def _cholesky(A, ridge):  # pragma: no cover - compiled
     return C, True
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _cho_solve(C, b):  # pragma: no cover - compiled
     m = C.shape[0]
     z = np.empty(m)
@@ -59,7 +60,7 @@ def _cho_solve(C, b):  # pragma: no cover - compiled
     return x
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _bordered_solve(KE, yE, ridge):  # pragma: no cover - compiled
     """``KE c + b0 1 = yE``, ``1ᵀ c = 0`` through a Cholesky factor of ``KE + ridge I``;
     returns ``(c, b0, residual)`` with the residual of the unregularised system."""
@@ -80,7 +81,7 @@ def _bordered_solve(KE, yE, ridge):  # pragma: no cover - compiled
     return c, b0, res
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _direction(K, y, elbow, ridge):  # pragma: no cover - compiled
     """``(c, b0, singular)`` with ``K_EE c + b0 1 = y_E``, ``1ᵀ c = 0`` (see ``_elbow_direction``).
 
@@ -109,7 +110,7 @@ def _direction(K, y, elbow, ridge):  # pragma: no cover - compiled
     return c, b0, True
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _record(n, lam, alpha, alpha0, h, y, state, singular, ev_kind, ev_first, ev_count,
             rec_lam, rec_alpha, rec_alpha0, rec_esz, rec_kkt, rec_sing,
             rec_ev_kind, rec_ev_first, rec_ev_count):  # pragma: no cover - compiled
@@ -141,7 +142,7 @@ def _record(n, lam, alpha, alpha0, h, y, state, singular, ev_kind, ev_first, ev_
 
 
 # ----------------------------------------------------------------------------- incremental elbow factor
-@numba.njit(cache=True)
+@njit(cache=True)
 def _grow(A, cap):  # pragma: no cover - compiled
     B = np.empty((cap, cap))
     n = A.shape[0]
@@ -151,7 +152,7 @@ def _grow(A, cap):  # pragma: no cover - compiled
     return B
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _factor_from_scratch(KE, L, m):  # pragma: no cover - compiled
     """Cholesky factor of ``KE[:m, :m]`` into ``L[:m, :m]`` (lower); False on a non-positive pivot."""
     for j in range(m):
@@ -170,7 +171,7 @@ def _factor_from_scratch(KE, L, m):  # pragma: no cover - compiled
     return True
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _factor_append(KE, L, m):  # pragma: no cover - compiled
     """Extend the factor of ``KE[:m, :m]`` by row/column ``m`` (the row-by-row Cholesky step):
     ``O(m²)``; False on a non-positive pivot."""
@@ -188,7 +189,7 @@ def _factor_append(KE, L, m):  # pragma: no cover - compiled
     return True
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _factor_remove(L, m, p, x):  # pragma: no cover - compiled
     """Delete row/column ``p`` of the factor of an ``m × m`` matrix: the rows below ``p`` move up
     and the trailing block takes the rank-one update ``L₃₃ L₃₃ᵀ + l₃₂ l₃₂ᵀ`` (``O((m - p)²)``)."""
@@ -214,7 +215,7 @@ def _factor_remove(L, m, p, x):  # pragma: no cover - compiled
             x[i] = cs * x[i] - sn * v
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _factor_solve(L, m, yE, c, u, v):  # pragma: no cover - compiled
     """``K_EE c + b₀ 1 = y_E``, ``1ᵀ c = 0`` from the factor (``O(m²)``); returns b₀."""
     for i in range(m):
@@ -244,7 +245,7 @@ def _factor_solve(L, m, yE, c, u, v):  # pragma: no cover - compiled
     return b0
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _residual(KE, m, yE, c, b0):  # pragma: no cover - compiled
     res = 0.0
     sc = 0.0
@@ -257,7 +258,7 @@ def _residual(KE, m, yE, c, b0):  # pragma: no cover - compiled
     return max(res, abs(sc))
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _refresh(K, y, alpha, alpha0, h):  # pragma: no cover - compiled
     """``h = K (y α) + α₀`` from scratch, by rows of the symmetric ``K`` over the points with α ≠ 0."""
     l = y.size
@@ -275,7 +276,7 @@ def _refresh(K, y, alpha, alpha0, h):  # pragma: no cover - compiled
 _FM = {"nnan", "nsz", "contract"}     # no NaN reaches these loops; ±inf does
 
 
-@numba.njit(cache=True, fastmath=_FM)
+@njit(cache=True, fastmath=_FM)
 def _slopes(K, E, m, c, b0, g):  # pragma: no cover - compiled
     """``g = K[:, E] c + b₀ = dh/dλ`` for every point (rows of the symmetric ``K``, four at a time)."""
     l = g.size
@@ -296,7 +297,7 @@ def _slopes(K, E, m, c, b0, g):  # pragma: no cover - compiled
         k += 1
 
 
-@numba.njit(cache=True, fastmath=_FM, error_model="numpy")
+@njit(cache=True, fastmath=_FM, error_model="numpy")
 def _candidates_outside(lam, sgn, y, h, g, changed_at, cand, viol):  # pragma: no cover - compiled
     """The λ below which each point outside the elbow reaches it (``-inf``: never on this
     segment; elbow points, ``sgn = 0``, get ``-inf`` here). With ``s = +1`` on R and ``-1`` on L
@@ -321,7 +322,7 @@ def _candidates_outside(lam, sgn, y, h, g, changed_at, cand, viol):  # pragma: n
         viol[i] = -sm
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _reduce(cand, viol, y, alpha):  # pragma: no cover - compiled
     """``(max cand, max viol, Σ y α)`` with four independent accumulators each (no loop-carried
     dependency chain through a single maximum)."""
@@ -357,13 +358,13 @@ def _reduce(cand, viol, y, alpha):  # pragma: no cover - compiled
     return max(max(m0, m1), max(m2, m3)), max(max(v0, v1), max(v2, v3)), (s0 + s1) + (s2 + s3)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _copy_row(src, dst, n):  # pragma: no cover - compiled
     for i in range(src.size):
         dst[n, i] = src[i]
 
 
-@numba.njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, max_events, n_events,
            refresh, ridge, n_rec, ev_kind, ev_first, ev_count,
            rec_lam, rec_alpha, rec_alpha0, rec_esz, rec_kkt, rec_sing,
@@ -629,7 +630,7 @@ def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, m
             n_rec -= 1
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _elbow_remove(E, pos, KE, yE, m, k):  # pragma: no cover - compiled
     """Remove place ``k`` of the elbow list (and of ``K_EE``, ``y_E``); the later places move up."""
     pos[E[k]] = -1
@@ -645,7 +646,7 @@ def _elbow_remove(E, pos, KE, yE, m, k):  # pragma: no cover - compiled
             KE[a, b] = KE[a, b + 1]
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def lemma2_qp(H, q, order, total, tol, max_iter):  # pragma: no cover - compiled
     """Compiled twin of ``_paths_svm._lemma2_qp``: exact primal active set for
     ``min ½ aᵀ H a - qᵀ a`` s.t. ``0 <= a <= 1``, ``Σ a = total`` (``H`` symmetric); ``order``
@@ -653,7 +654,7 @@ def lemma2_qp(H, q, order, total, tol, max_iter):  # pragma: no cover - compiled
     return lemma2_qp_sub(H, np.arange(q.size), q, order, total, tol, max_iter)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def lemma2_qp_sub(K, M, q, order, total, tol, max_iter):  # pragma: no cover - compiled
     """:func:`lemma2_qp` with ``H = K[M][:, M]`` read through the index set ``M`` (no copy);
     ``K`` symmetric."""
@@ -749,7 +750,7 @@ def lemma2_qp_sub(K, M, q, order, total, tol, max_iter):  # pragma: no cover - c
     return a
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def max_asymmetry(K):  # pragma: no cover - compiled
     """``max |K - Kᵀ|`` in cache-sized blocks, without the temporaries of ``np.abs(K - K.T)``
     (``K`` finite)."""
@@ -766,7 +767,7 @@ def max_asymmetry(K):  # pragma: no cover - compiled
     return worst
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def empty_bounds(h, alpha0, y, state):  # pragma: no cover - compiled
     """One pass for ``_paths_svm._empty_bounds`` on ``h* = h - α₀``: ``(min_{R+} h*, min_{L-} h*,
     max_{R-} h*, max_{L+} h*)`` (±inf where a set is empty)."""

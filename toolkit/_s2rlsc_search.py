@@ -21,19 +21,20 @@ and build the operator; these kernels trust their arguments.
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from toolkit._numba_cache import njit
 
 __all__ = ["local_search", "evolutionary_search", "balance_ok"]
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def balance_ok(n_positive, n_free, balance, eps):  # pragma: no cover - compiled
     """Balance constraint ``|n_positive / n_free − b_c| < ε``."""
     return abs(n_positive / n_free - balance) < eps
 
 
-@numba.njit(cache=True, fastmath={"reassoc", "contract"})   # lets LLVM vectorise the O(r) dot product
+@njit(cache=True, fastmath={"reassoc", "contract"})   # lets LLVM vectorise the O(r) dot product
 def _coordinate_m(j, y, state, V, d2, lowrank):  # pragma: no cover - compiled
     """``m_j = (M y)_j`` from the state of the labelling: O(1) dense, O(r) low rank."""
     if lowrank:
@@ -44,7 +45,7 @@ def _coordinate_m(j, y, state, V, d2, lowrank):  # pragma: no cover - compiled
     return state[j]
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _apply_flip(j, y_j_old, state, M, V, lowrank):  # pragma: no cover - compiled
     """Update the state after flipping coordinate ``j``: O(n) dense, O(r) low rank."""
     two_y = 2.0 * y_j_old
@@ -57,7 +58,7 @@ def _apply_flip(j, y_j_old, state, M, V, lowrank):  # pragma: no cover - compile
             state[i] -= two_y * row[i]
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def local_search(y, state, M, V, d2, diag, lowrank, first, n_positive, balance, eps, tol,
                  random_order, seed, max_sweeps, objective, history):  # pragma: no cover - compiled
     """(1+1) local search, Algorithm 1 of Gieseke et al. (2011), in place on ``y`` and ``state``.
@@ -122,7 +123,7 @@ def local_search(y, state, M, V, d2, diag, lowrank, first, n_positive, balance, 
     return objective, sweeps, n_eval, n_flip, converged, n_positive
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _sample_valid_coordinate(y, n_positive, first, balance, eps):  # pragma: no cover - compiled
     """A uniformly random free coordinate whose flip keeps the labelling valid, or −1 if none."""
     n = y.shape[0]
@@ -150,7 +151,7 @@ def _sample_valid_coordinate(y, n_positive, first, balance, eps):  # pragma: no 
     return -1
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _select_smallest(keys, n_keys, k, out):  # pragma: no cover - compiled
     """Indices of the ``k`` smallest of ``keys[:n_keys]`` in increasing order, ties to the lower index
     (parents come first, so a tie keeps the parent).  O(k · n_keys); here k = μ and n_keys ≤ μ + ν."""
@@ -169,7 +170,7 @@ def _select_smallest(keys, n_keys, k, out):  # pragma: no cover - compiled
         out[s] = best
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def evolutionary_search(Y, S, F, n_positive, M, V, d2, diag, lowrank, first, balance, eps, tol,
                         nu, seed, max_generations, patience, history):  # pragma: no cover - compiled
     """(μ+ν)-EA, Algorithm 2 of Gieseke et al. (2012), in place on the population.

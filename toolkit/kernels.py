@@ -18,6 +18,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
+from toolkit._numba_cache import njit
 from toolkit._validation import check_matrix, check_option, check_scalar, check_features
 
 __all__ = ["linear_kernel", "rbf_kernel", "polynomial_kernel", "kernel_matrix", "width_heuristic",
@@ -68,7 +69,7 @@ def _rbf_from_gram_inplace(G, sq_x, sq_z, scale):
         np.exp(g, out=g)
 
 
-@numba.njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True)
 def _mirror_upper_to_lower(K):  # pragma: no cover - compiled
     """K[i, j] <- K[j, i] for j < i, in 64 × 64 tiles so both reads and writes stay in cache."""
     n = K.shape[0]
