@@ -230,3 +230,21 @@ def test_ctrl_c_and_kill_keep_finished_results_and_a_rerun_resumes(user_folder):
     assert proc.returncode == 0, out
     assert f"{before} finished before" in out
     assert finished() == 4 and (user_folder / "reports" / "slow" / "report.html").is_file()
+
+
+def test_notebook_progress_bars_are_widgets():
+    """tqdm in JupyterLab needs ipywidgets (else ``TqdmWarning: IProgress not found``): a dependency."""
+    import tomllib
+    import warnings
+
+    from tqdm.notebook import IProgress
+
+    assert IProgress is not None
+    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]
+    assert any(dep.startswith("ipywidgets") for dep in project["dependencies"])
+    from tqdm.notebook import tqdm as notebook_tqdm
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bar = notebook_tqdm(total=2, display=False)
+        bar.close()
