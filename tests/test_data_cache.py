@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import errno
-import http.server
 import io
 import os
 import shutil
@@ -10,13 +9,13 @@ import signal
 import stat
 import subprocess
 import sys
-import threading
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
+from _loopback import LoopbackServer
 import scipy.sparse as sp
 
 from toolkit import data
@@ -109,34 +108,9 @@ def test_every_single_byte_damage_is_detected_or_harmless(tmp_path):
 
 # ------------------------------------------------------------------ writers killed mid-way (SIGKILL)
 
-class _StallingServer:
+def _StallingServer(folder: Path) -> LoopbackServer:
     """Serves half of every file from ``folder`` on 127.0.0.1, then holds the connection open."""
-
-    def __init__(self, folder: Path):
-        release = self.release = threading.Event()
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_GET(self):
-                body = (folder / self.path.lstrip("/")).read_bytes()
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body[: len(body) // 2])
-                self.wfile.flush()
-                release.wait(60)
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
-
-    def close(self):
-        self.release.set()
-        self.server.shutdown()
-        self.server.server_close()
+    return LoopbackServer(folder, half=True, hold=True)
 
 
 def _child(code: str, cache: Path, mirror: str) -> subprocess.Popen:

@@ -1,15 +1,13 @@
 """Fetching: the real pooch download path over a loopback server, the cache, and every fault."""
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
+from _loopback import LoopbackServer
 
 from toolkit import data
 from toolkit.data import _registry
@@ -21,33 +19,9 @@ def _files(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.rglob("*") if p.is_file()) if folder.exists() else []
 
 
-class _Server:
+def _Server(folder: Path, truncate: bool = False) -> LoopbackServer:
     """A loopback server for a folder; ``truncate`` sends only half of every file, then hangs up."""
-
-    def __init__(self, folder: Path, truncate: bool = False):
-        class Handler(http.server.SimpleHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_GET(self):
-                if not truncate:
-                    return super().do_GET()
-                body = (folder / self.path.lstrip("/")).read_bytes()
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body[: len(body) // 2])
-                self.wfile.flush()
-                self.close_connection = True
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(folder)))
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+    return LoopbackServer(folder, half=truncate)
 
 
 @pytest.fixture
