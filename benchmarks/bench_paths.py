@@ -22,7 +22,7 @@ import scipy.linalg as sla
 from sklearn.svm import SVC
 
 from toolkit import kernel_matrix, rlsc_path, svm_path
-from toolkit._paths_svm import _initialize
+from toolkit.paths._svm import _initialize
 
 
 def _data(l, seed=0):

@@ -6,7 +6,7 @@
     python benchmarks/bench_s2rlsc.py all
 
 speedup  Gaussian2C (d = 500), linear kernel, λ = λ' = 1, 5 % labelled, best of 50 (1+1) restarts,
-         including preprocessing.  The naive search (:mod:`toolkit._s2rlsc_reference`) takes the same
+         including preprocessing.  The naive search (:mod:`toolkit.rls._reference`) takes the same
          decisions and recomputes ``F(ȳ) = ȳᵀ M ȳ`` for every candidate; for large n it is run for a
          few restarts only and its 50-restart time is extrapolated from its measured cost per
          evaluation times the number of evaluations of the full run (identical trajectories, so the
@@ -31,7 +31,7 @@ import warnings
 import numpy as np
 
 from toolkit import s2rlsc
-from toolkit._s2rlsc_reference import s2rlsc_naive
+from toolkit.rls._reference import s2rlsc_naive
 from toolkit.rls import ConvergenceWarning
 
 

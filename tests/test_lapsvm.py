@@ -7,7 +7,7 @@ from scipy import optimize
 from scipy.sparse import csgraph
 
 from toolkit import lapsvm, laprlsc, lapsvm_dual
-from toolkit._lapsvm_core import exact_line_search
+from toolkit.manifold._core import exact_line_search
 from toolkit.graphs import laplacian, laplacian_operator
 from toolkit.early_stopping import (GradientNorm, MixedCheck, MixedProduct, PreconditionedGradientNorm,
                                     RelativeObjectiveDecrease, StabilityCheck, ValidationCheck)
@@ -220,7 +220,7 @@ def test_pcg_iterates_equal_a_numpy_reference(dtype, hinge, operator):
     """The compiled iteration (fused loops, L f_d inside the step for a sparse L) makes the same
     iterates as Algorithm 1 written with NumPy; float32 kernels: products in float32, everything
     else (norms included) in float64."""
-    from toolkit import _lapsvm_core as core
+    from toolkit.manifold import _core as core
     X, y = moons(120, 31)
     l, gA, gI = 10, 1e-2, 1.0
     K = rbf(X, X, 0.4).astype(dtype)

@@ -464,7 +464,7 @@ def test_validation_curve_and_cv():
 
 
 def test_compiled_event_loop_equals_the_numpy_reference():
-    from toolkit._paths_svm import _svm_path, _svm_path_reference
+    from toolkit.paths._svm import _svm_path, _svm_path_reference
     for seed, n_pos in [(17, None), (18, 12)]:
         X, y, K, Kt = _problem(seed, n=60, n_pos=n_pos)
         fast = _svm_path(K, y, None, 10_000, 0.0, 250)
@@ -476,7 +476,7 @@ def test_compiled_event_loop_equals_the_numpy_reference():
 
 def test_compiled_loop_with_a_large_elbow_equals_the_numpy_reference():
     # more than 64 elbow points: the incrementally updated factor outgrows its first buffer
-    from toolkit._paths_svm import _svm_path, _svm_path_reference
+    from toolkit.paths._svm import _svm_path, _svm_path_reference
     X, y, K, Kt = _problem(21, n=150, d=2, sigma=0.3)
     fast = _svm_path(K, y, None, 10_000, 0.0, 7)
     ref = _svm_path_reference(K, y, None, 10_000, 0.0, 7)
@@ -487,8 +487,8 @@ def test_compiled_loop_with_a_large_elbow_equals_the_numpy_reference():
 
 
 def test_compiled_lemma2_qp_equals_the_numpy_reference():
-    from toolkit._paths_svm import _lemma2_qp
-    from toolkit._paths_svm_numba import lemma2_qp
+    from toolkit.paths._svm import _lemma2_qp
+    from toolkit.paths._svm_numba import lemma2_qp
     X, y, K, _ = _problem(19, n=70, n_pos=25)
     M, N = np.flatnonzero(y < 0), np.flatnonzero(y > 0)
     H, q = np.ascontiguousarray(K[np.ix_(M, M)]), K[np.ix_(M, N)].sum(axis=1)

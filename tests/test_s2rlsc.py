@@ -15,10 +15,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolkit import kernel_matrix, mmc, rlsc, s2rlsc
-from toolkit._s2rlsc_operator import (diagonal_weights, nystrom_features, operator_from_features,
+from toolkit.rls._operator import (diagonal_weights, nystrom_features, operator_from_features,
                                       operator_from_kernel)
-from toolkit._s2rlsc_reference import direct_objective, mmc_naive, s2rlsc_naive
-from toolkit._s2rlsc_search import local_search
+from toolkit.rls._reference import direct_objective, mmc_naive, s2rlsc_naive
+from toolkit.rls._search import local_search
 from toolkit.rls import ConvergenceWarning
 
 

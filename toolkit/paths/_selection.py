@@ -227,7 +227,7 @@ def cv_svm_path(K, y, *, n_folds=5, lambdas=None, n_lambdas=100, rng=None):
     Cost: ``n_folds + 1`` paths, each a small multiple of one SVM fit, instead of
     ``n_folds · n_lambdas`` fits.
     """
-    from toolkit._paths_svm import svm_path
+    from toolkit.paths._svm import svm_path
     func = "cv_svm_path"
     gen, seed = check_rng(rng)
     full = svm_path(K, y)
@@ -268,7 +268,7 @@ def cv_laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, n_folds=5, lambd
     PathSelection
         With ``path`` the :class:`LaplacianSvmPath` on all labelled points.
     """
-    from toolkit._paths_laplacian import laplacian_svm_path
+    from toolkit.paths._laplacian import laplacian_svm_path
     func = "cv_laplacian_svm_path"
     gen, seed = check_rng(rng)
     common = dict(kernel=kernel, sigma=sigma, degree=degree, coef0=coef0, gamma_ratio=gamma_ratio)

@@ -29,7 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
-from toolkit import _lapsvm_core as core
+from toolkit.manifold import _core as core
 from toolkit._validation import (check_consistent_rows, check_features, check_matrix, check_option,
                                  check_scalar)
 from toolkit.early_stopping import StopEvent, make_rule, start_monitor, ValidationCheck, MixedCheck

@@ -475,7 +475,7 @@ def svm_path(K, y, *, lambda_min=None, max_iter=None, ridge=0.0, refresh=250):
     system (``m = |E|``; ``O(m³)`` only on refactorisation), ``O(l²)`` every ``refresh`` events,
     and typically ``O(l)`` events (1.5-1.8 l in ``benchmarks/bench_paths.py``, where the whole
     path costs about 1-3 scikit-learn ``SVC`` fits for l = 200-1000). The event loop is
-    compiled with numba (``_paths_svm_numba.follow``; the first call compiles it, cached on
+    compiled with numba (``toolkit.paths._svm_numba.follow``; the first call compiles it, cached on
     disk); ``_svm_path_reference`` is the same algorithm in NumPy.
 
     References
@@ -507,7 +507,7 @@ def svm_path(K, y, *, lambda_min=None, max_iter=None, ridge=0.0, refresh=250):
         raise ValueError(f"The 'y' parameter of {func} must contain only -1 and +1. Got values {np.unique(y)[:5]} instead.")
     if (y > 0).all() or (y < 0).all():
         raise ValueError(f"The 'y' parameter of {func} must contain both classes. Got only {y[0]:+.0f}.")
-    from toolkit._paths_svm_numba import max_asymmetry
+    from toolkit.paths._svm_numba import max_asymmetry
     asymmetry = float(max_asymmetry(np.ascontiguousarray(K, dtype=np.float64)))
     if asymmetry > 1e-10 * max(1.0, float(np.max(np.abs(np.diag(K))))):
         raise ValueError(f"The 'K' parameter of {func} must be a symmetric matrix "
@@ -536,7 +536,7 @@ def _initialize(K, y, return_hstar=False):
         major = 1.0 if n_pos > n_neg else -1.0
         M, N = np.flatnonzero(y == major), np.flatnonzero(y != major)
         # αᵀQα = aᵀ K_MM a - 2 aᵀ K_MN 1 + const  (a = α_M, α_N = 1)
-        from toolkit._paths_svm_numba import lemma2_qp_sub
+        from toolkit.paths._svm_numba import lemma2_qp_sub
         q = (K @ (y != major).astype(float))[M]          # Σ_{j ∈ N} K_ij, one matrix-vector product
         a = lemma2_qp_sub(K, M, q, np.argsort(-q, kind="stable"), float(N.size), 1e-12, 10 * M.size + 50)
         a[a < _FREE_ATOL] = 0.0
@@ -782,9 +782,9 @@ _EVENT_WORDS = {0: "start", 1: "L->E", 2: "R->E", 3: "E->L", 4: "E->R", 5: "elbo
 
 
 def _svm_path(K, y, lambda_min, max_iter, ridge, refresh):
-    """The path with the event loop compiled (``_paths_svm_numba.follow``); Python handles the
+    """The path with the event loop compiled (``toolkit.paths._svm_numba.follow``); Python handles the
     initialisation, empty elbows and the end of the path."""
-    from toolkit import _paths_svm_numba as nb
+    from toolkit.paths import _svm_numba as nb
     K = np.ascontiguousarray(K, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.float64)
     l = y.size

@@ -5,7 +5,7 @@ Nothing here is fast on purpose:
 * :func:`direct_objective` evaluates ``F(y) = min_c J(c, y)`` of eq. (7) / (10) by a dense solve
   of the normal equations (O(n³)), independently of the operator ``M``;
 * :func:`naive_local_search` is a drop-in replacement of the compiled
-  :func:`toolkit._s2rlsc_search.local_search` that recomputes ``F(ȳ) = ȳᵀ M ȳ`` from scratch for
+  :func:`toolkit.rls._search.local_search` that recomputes ``F(ȳ) = ȳᵀ M ȳ`` from scratch for
   every candidate flip (O(n²) per evaluation, O(n r) with a low-rank ``M``), the "naive way" of
   Fig. 8 in Gieseke et al. (2012);
 * :func:`s2rlsc_naive` / :func:`mmc_naive` are :func:`toolkit.rls.s2rlsc` / ``mmc`` with that
@@ -43,7 +43,7 @@ def _fitness(y, M, V, d2, lowrank):
 def naive_local_search(y, state, M, V, d2, diag, lowrank, first, n_positive, balance, eps, tol,
                        random_order, seed, max_sweeps, objective, history):
     """Algorithm 1 with every candidate's fitness recomputed from scratch (same contract as
-    :func:`toolkit._s2rlsc_search.local_search`; ``state`` and ``diag`` are not used)."""
+    :func:`toolkit.rls._search.local_search`; ``state`` and ``diag`` are not used)."""
     n = y.shape[0]
     u = n - first
     gen = np.random.default_rng(seed)
@@ -82,11 +82,11 @@ def naive_local_search(y, state, M, V, d2, diag, lowrank, first, n_positive, bal
 
 def s2rlsc_naive(X_labeled, y_labeled, X_unlabeled, **kwargs):
     """:func:`toolkit.rls.s2rlsc` with :func:`naive_local_search` as the (1+1) engine."""
-    from toolkit.rls import _s2rlsc
+    from toolkit.rls._solvers import _s2rlsc
     return _s2rlsc(naive_local_search, X_labeled, y_labeled, X_unlabeled, **kwargs)
 
 
 def mmc_naive(X, **kwargs):
     """:func:`toolkit.rls.mmc` with :func:`naive_local_search` as the (1+1) engine."""
-    from toolkit.rls import _mmc
+    from toolkit.rls._solvers import _mmc
     return _mmc(naive_local_search, X, **kwargs)

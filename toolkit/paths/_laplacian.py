@@ -28,7 +28,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from toolkit._paths_svm import SvmPath, _svm_path
+from toolkit.paths._svm import SvmPath, _svm_path
 from toolkit._validation import check_features, check_matrix, check_scalar
 
 __all__ = ["LaplacianSvmPath", "laplacian_svm_path", "effective_kernel"]

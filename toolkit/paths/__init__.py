@@ -14,12 +14,18 @@ Path objects follow glmnet: ``breakpoints`` (or ``lambdas``), ``coef(s)``,
 """
 from __future__ import annotations
 
-from toolkit._paths_laplacian import LaplacianSvmPath, effective_kernel, laplacian_svm_path
-from toolkit._paths_rls import RlscPath, rlsc_path
-from toolkit._paths_selection import (PathSelection, cv_laplacian_svm_path, cv_svm_path, select_lambda,
+from toolkit.paths._laplacian import LaplacianSvmPath, effective_kernel, laplacian_svm_path
+from toolkit.paths._rls import RlscPath, rlsc_path
+from toolkit.paths._selection import (PathSelection, cv_laplacian_svm_path, cv_svm_path, select_lambda,
                                       validation_curve)
-from toolkit._paths_svm import SvmPath, svm_path
+from toolkit.paths._svm import SvmPath, svm_path
 
 __all__ = ["SvmPath", "svm_path", "LaplacianSvmPath", "laplacian_svm_path", "effective_kernel",
            "RlscPath", "rlsc_path", "PathSelection", "validation_curve", "cv_svm_path",
            "cv_laplacian_svm_path", "select_lambda"]
+
+for _name in __all__:  # documented, pickled and shown under the public module, not the private one
+    _obj = globals()[_name]
+    if getattr(_obj, "__module__", "").startswith("toolkit.paths."):
+        _obj.__module__ = "toolkit.paths"
+del _name, _obj

@@ -10,7 +10,7 @@ unsupervised regularized least-squares classification* (Evolutionary Intelligenc
 * :func:`mmc`    the unsupervised case, maximum margin clustering, eq. (16) / (17).
 
 The search evaluates a flip of coordinate ``j`` in O(1) as ``Δ_j = −4 y_j m_j + 4 M_jj`` with
-``m = M y``, ``M = λ D (D K D + λ I)⁻¹ D``; see :mod:`toolkit._s2rlsc_search`.
+``m = M y``, ``M = λ D (D K D + λ I)⁻¹ D``; see :mod:`toolkit.rls._search`.
 """
 from __future__ import annotations
 
@@ -22,11 +22,11 @@ import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sp
 
-from toolkit._s2rlsc_operator import (diagonal_weights, nystrom_features, operator_from_features,
+from toolkit.rls._operator import (diagonal_weights, nystrom_features, operator_from_features,
                                       operator_from_kernel)
-from toolkit._s2rlsc_results import (KernelExpansion, MMCResult, RestartRecord, RLSCResult,
+from toolkit.rls._results import (KernelExpansion, MMCResult, RestartRecord, RLSCResult,
                                      S2RLSCResult, _STATUS)
-from toolkit._s2rlsc_search import evolutionary_search, local_search
+from toolkit.rls._search import evolutionary_search, local_search
 from toolkit._validation import (check_consistent_rows, check_features, check_matrix, check_option,
                                  check_rng, check_scalar)
 from toolkit.kernels import kernel_matrix
@@ -284,7 +284,7 @@ def _search(op, y_fixed, first_inits, n_free, balance, eps, valid, *, search, or
     """Run the restarts; return (best y, records, history of the best, status, message).
 
     ``engine`` runs one (1+1) search; the compiled :func:`local_search` unless a test or benchmark
-    passes the plain reference of :mod:`toolkit._s2rlsc_reference` (same signature).
+    passes the plain reference of :mod:`toolkit.rls._reference` (same signature).
     """
     n = op.n
     first = n - n_free
