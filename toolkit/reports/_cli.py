@@ -10,7 +10,8 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "reproduce", help="run an experiment's notebooks with papermill and render its HTML report",
         description="Run every configuration of an experiment (notebooks/experiments/NAME.toml) through "
-                    "notebooks/model_selection.ipynb with papermill, then render DIR/NAME/report.html. "
+                    "notebooks/model_selection.ipynb with papermill, then render DIR/NAME/report.html and "
+                    "DIR/NAME/summary.md (an experiment with a 'notebook' key runs that notebook once). "
                     "Finished configurations are skipped on a rerun.")
     parser.add_argument("name", nargs="?", metavar="NAME", help="experiment name (see --list)")
     parser.add_argument("--list", action="store_true", help="print the experiment names and exit")
@@ -57,6 +58,8 @@ def _reproduce(args) -> int:
         print(f"  failed {task} / {method} / {scenario} (configuration {key}): {error}", file=sys.stderr)
     if summary.report is None:
         return 1
-    print(f"results: {summary.results}")
+    if summary.results is not None:
+        print(f"results: {summary.results}")
+    print(f"summary: {summary.folder / 'summary.md'}")
     print(f"report: {summary.report}  (open {summary.report.as_uri()} in a browser)")
     return 1 if (summary.failures and args.strict) else 0

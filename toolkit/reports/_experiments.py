@@ -1,10 +1,19 @@
 """Experiments declared in small TOML files (``notebooks/experiments/NAME.toml``), validated up front.
 
 A file has top-level settings, ``[[tasks]]`` (data set, classes, options, split sizes, fixed
-parameters), ``[[methods]]`` (registry name, grid, fixed parameters) and optionally
-``[[published]]`` numbers with their citation and a ``[quick]`` table of overrides for
-``--quick``. Every task × method × scenario is one *configuration*: one execution of
-``notebooks/model_selection.ipynb`` over the task's splits. See ``notebooks/experiments/README.md``.
+parameters, parameters fixed per method), ``[[methods]]`` (registry name, grid, fixed parameters,
+label) and optionally ``[[published]]`` numbers with their citation and a ``[quick]`` table of
+overrides for ``--quick``. Every task × method × scenario is one *configuration*: one execution of
+``notebooks/model_selection.ipynb`` over the task's splits. A method without a grid is fitted with
+its fixed parameters (the papers' published settings, no selection).
+
+A task may take its data and settings ``from`` another experiment's task of the same name, and
+``published_from`` takes the other experiments' published numbers for the tasks shared with them:
+each setting and each published number is written once.
+
+A file with a ``notebook`` key instead of tasks and methods is one execution of that notebook with
+the file's ``[parameters]`` (for a figure that is not a table of configurations). See
+``notebooks/experiments/README.md``.
 
 Every mistake (unknown key, method, data set, parameter, scenario) is reported before anything
 runs, naming the file, the key and the valid choices.
@@ -15,6 +24,7 @@ import hashlib
 import importlib.resources
 import json
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,17 +38,23 @@ ENV_NOTEBOOKS = "TOOLKIT_NOTEBOOKS"
 TOP_KEYS = {
     "title": str, "description": str, "splits": int, "seed": int, "n_folds": int, "scenarios": list,
     "skip_unavailable": bool, "tasks": list, "methods": list, "published": list, "quick": dict,
-    "references": list,
+    "references": list, "published_from": list, "notebook": str, "parameters": dict,
 }
 TASK_KEYS = {
     "name": str, "dataset": str, "classes": list, "options": dict, "protocol": str, "l": int, "u": int,
-    "t": int, "v": int, "folds": int, "repeats": int, "fixed": dict, "splits": int,
+    "t": int, "v": int, "folds": int, "repeats": int, "fixed": dict, "splits": int, "method_fixed": dict,
+    "from": str,
 }
+#: the keys a task takes from the task of the same name in another experiment (``from``)
+SHARED_TASK_KEYS = ("dataset", "classes", "options", "protocol", "l", "u", "t", "v", "folds", "repeats", "fixed")
 METHOD_KEYS = {"name": str, "grid": dict, "fixed": dict, "tasks": list, "scenarios": list, "label": str}
 PUBLISHED_KEYS = {"task": str, "method": str, "scenario": str, "mean": float, "sd": float, "source": str,
                   "metric": str}
+#: what a published number is compared with (the refitted model's metric, or its fit time)
+PUBLISHED_METRICS = ("test_error", "unlabeled_error", "validation_error", "seconds")
 QUICK_KEYS = {"splits": int, "n_folds": int, "scenarios": list, "tasks": list, "methods": list, "fixed": dict,
-              "thin": int}
+              "thin": int, "parameters": dict}
+NOTEBOOK_KEYS = {"title", "description", "references", "notebook", "parameters", "quick"}
 PROTOCOLS = ("gieseke", "melacci-belkin")
 
 
@@ -95,6 +111,14 @@ class Configuration:
 
 @dataclass(frozen=True)
 class Experiment:
+    """A validated experiment file.
+
+    ``configurations`` are the task × method × scenario runs of ``model_selection.ipynb``;
+    ``published`` the papers' numbers (the file's own and those taken with ``published_from``).
+    An experiment of the notebook kind has no configurations: ``notebook`` names the notebook run
+    once with ``parameters``.
+    """
+
     name: str
     path: Path
     title: str
@@ -104,6 +128,8 @@ class Experiment:
     skipped: tuple = ()
     references: tuple = ()
     settings: dict = field(default_factory=dict)
+    notebook: str | None = None
+    parameters: dict = field(default_factory=dict)
 
 
 def _type_name(kind):
@@ -124,6 +150,124 @@ def _check_table(path, where, table, allowed):
             raise ExperimentError(f"{path}: {where}.{key} must be {_type_name(kind)}. Got {value!r} instead.")
 
 
+def _experiment_path(name_or_path) -> Path:
+    path = Path(name_or_path)
+    if path.suffix == ".toml":
+        return path
+    known = list_experiments()
+    if str(name_or_path) not in known:
+        raise ExperimentError(f"Unknown experiment {str(name_or_path)!r}. Valid experiments: "
+                              f"{', '.join(known) or '(none)'} (files in {experiments_dir()}).")
+    return experiments_dir() / f"{name_or_path}.toml"
+
+
+def _read_spec(path: Path) -> dict:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ExperimentError(f"{path}: invalid TOML: {exc}") from exc
+
+
+def _other_spec(path: Path, where: str, name) -> tuple[Path, dict]:
+    """Another experiment named by ``where`` (``from``, ``published_from``): the file of that name
+    beside ``path``, else in the installed experiments folder."""
+    candidates = [path.parent / f"{name}.toml", experiments_dir() / f"{name}.toml"]
+    for other in candidates:
+        if isinstance(name, str) and other.is_file() and other.resolve() != path.resolve():
+            return other, _read_spec(other)
+    known = sorted(({q.stem for q in path.parent.glob("*.toml")} | set(list_experiments())) - {path.stem})
+    raise ExperimentError(f"{path}: {where} = {name!r} is not another experiment. Valid choices: "
+                          f"{', '.join(known) or '(none)'}.")
+
+
+def _task_from(path: Path, where: str, task: dict) -> dict:
+    """The task of the same name in the experiment ``task["from"]``, with this task's keys on top
+    (``fixed`` merged key by key)."""
+    if "name" not in task:
+        raise ExperimentError(f"{path}: {where} uses 'from' and needs the key 'name' (the task of that name is "
+                              "taken from the other experiment).")
+    other_path, other = _other_spec(path, f"{where}.from", task["from"])
+    names = [t.get("name", t.get("dataset")) for t in other.get("tasks", []) if isinstance(t, dict)]
+    if task["name"] not in names:
+        raise ExperimentError(f"{path}: {where}.from = {task['from']!r} has no task named {task['name']!r}. Valid "
+                              f"choices: {', '.join(map(str, names))}.")
+    base = other["tasks"][names.index(task["name"])]
+    _check_table(other_path, f"the task {task['name']!r}", base, TASK_KEYS)
+    if "from" in base:
+        raise ExperimentError(f"{path}: {where}.from = {task['from']!r}: that task is itself taken 'from' another "
+                              "experiment; name the experiment that declares it.")
+    merged = {key: base[key] for key in SHARED_TASK_KEYS if key in base}
+    for key, value in task.items():
+        if key == "fixed":
+            merged["fixed"] = {**merged.get("fixed", {}), **value}
+        elif key != "from":
+            merged[key] = value
+    return merged
+
+
+_PARAMETER_LINE = re.compile(r"^(\w+): (\w+) = (.+?)  # (.+)$")
+_PARAMETER_TYPES = {"int": int, "float": float, "str": str, "list": list, "dict": dict, "bool": bool}
+
+
+def notebook_parameters(notebook) -> dict[str, str]:
+    """Name -> declared type (``"int"``, ``"list"``, ...) of a notebook's ``parameters`` cell."""
+    import nbformat
+
+    nb = nbformat.read(str(notebook), as_version=4)
+    tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    if len(tagged) != 1:
+        raise ExperimentError(f"{notebook}: needs exactly one cell tagged 'parameters'. Got {len(tagged)} instead.")
+    out = {}
+    for line in tagged[0].source.splitlines():
+        match = _PARAMETER_LINE.match(line)
+        if match:
+            out[match.group(1)] = match.group(2)
+    return out
+
+
+def _notebook_experiment(path: Path, spec: dict, quick_spec: dict, quick: bool) -> Experiment:
+    """An experiment of the notebook kind: one run of ``spec["notebook"]`` with ``[parameters]``."""
+    for key in spec:
+        if key not in NOTEBOOK_KEYS:
+            raise ExperimentError(f"{path}: the key {key!r} does not go with 'notebook' (one run of a notebook). "
+                                  f"Valid keys: {', '.join(sorted(NOTEBOOK_KEYS))}.")
+    for key in quick_spec:
+        if key != "parameters":
+            raise ExperimentError(f"{path}: unknown key quick.{key} for an experiment of the notebook kind. Valid "
+                                  "keys: parameters.")
+    notebook = spec["notebook"]
+    nb_path = notebooks_dir() / notebook
+    if not nb_path.is_file() or nb_path.suffix != ".ipynb":
+        choices = sorted(p.name for p in notebooks_dir().glob("*.ipynb"))
+        raise ExperimentError(f"{path}: notebook = {notebook!r} is not a notebook in {notebooks_dir()}. Valid "
+                              f"choices: {', '.join(choices)}.")
+    declared = notebook_parameters(nb_path)
+    for where, table in (("parameters", spec.get("parameters", {})),
+                         ("quick.parameters", quick_spec.get("parameters", {}))):
+        for key, value in table.items():
+            if key not in declared:
+                raise ExperimentError(f"{path}: {where}.{key} is not a parameter of {notebook}. Valid choices: "
+                                      f"{', '.join(declared)}.")
+            kind = _PARAMETER_TYPES.get(declared[key])
+            if kind is not None and not _is_kind(value, kind):
+                raise ExperimentError(f"{path}: {where}.{key} must be {_type_name(kind)} (declared "
+                                      f"'{key}: {declared[key]}' in {notebook}). Got {value!r} instead.")
+    parameters = dict(spec.get("parameters", {}))
+    if quick:
+        parameters.update(quick_spec.get("parameters", {}))
+    return Experiment(name=path.stem, path=path, title=spec.get("title", path.stem),
+                      description=spec.get("description", ""), configurations=(), published=(),
+                      references=tuple(spec.get("references", [])), settings={"quick": quick},
+                      notebook=notebook, parameters=parameters)
+
+
+def _is_kind(value, kind) -> bool:
+    if kind is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+
+
 def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
     """Read and validate an experiment file; return its configurations.
 
@@ -133,27 +277,28 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
         An experiment name (``notebooks/experiments/NAME.toml``) or a path to a TOML file.
     quick : bool, default=False
         Apply the file's ``[quick]`` overrides.
+
+    Notes
+    -----
+    The fixed parameters of a configuration are, later ones winning: the task's ``fixed`` (those
+    the method accepts), the method's ``fixed``, the task's ``method_fixed`` entry for the method's
+    label (or name), and with ``quick`` the ``[quick]`` ``fixed``.
     """
     from toolkit import data
     from toolkit.selection import METHODS, SCENARIOS
 
-    path = Path(name_or_path)
-    if path.suffix != ".toml":
-        known = list_experiments()
-        if str(name_or_path) not in known:
-            raise ExperimentError(f"Unknown experiment {str(name_or_path)!r}. Valid experiments: "
-                                  f"{', '.join(known) or '(none)'} (files in {experiments_dir()}).")
-        path = experiments_dir() / f"{name_or_path}.toml"
-    try:
-        with open(path, "rb") as fh:
-            spec = tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
-        raise ExperimentError(f"{path}: invalid TOML: {exc}") from exc
+    path = _experiment_path(name_or_path)
+    spec = _read_spec(path)
     _check_table(path, "(top level)", spec, TOP_KEYS)
     quick_spec = spec.get("quick", {})
     _check_table(path, "quick", quick_spec, QUICK_KEYS)
+    if "notebook" in spec:
+        return _notebook_experiment(path, spec, quick_spec, quick)
+    for where, table in (("parameters", spec), ("quick.parameters", quick_spec)):
+        if "parameters" in table:
+            raise ExperimentError(f"{path}: {where} only goes with 'notebook' (an experiment that runs one notebook).")
     settings = {"splits": spec.get("splits", 10), "seed": spec.get("seed", 0), "n_folds": spec.get("n_folds", 5),
-                "scenarios": spec.get("scenarios", ["labeled-cv"])}
+                "scenarios": spec.get("scenarios", ["labeled-cv"]), "quick": quick}
     if quick:
         settings.update({k: v for k, v in quick_spec.items() if k in ("splits", "n_folds", "scenarios")})
     for scenario in settings["scenarios"]:
@@ -161,13 +306,14 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
             raise ExperimentError(f"{path}: scenarios = {scenario!r} is not a scenario. Valid choices: "
                                   f"{', '.join(SCENARIOS)}.")
     datasets = data.available()
-    tasks = spec.get("tasks", [])
-    if not tasks:
+    if not spec.get("tasks"):
         raise ExperimentError(f"{path}: no [[tasks]]: declare at least one task (dataset, split sizes).")
-    task_names = []
-    for i, task in enumerate(tasks):
+    tasks, task_names = [], []
+    for i, task in enumerate(spec["tasks"]):
         where = f"tasks[{i}]"
         _check_table(path, where, task, TASK_KEYS)
+        if "from" in task:
+            task = _task_from(path, where, task)
         for required in ("dataset", "l"):
             if required not in task:
                 raise ExperimentError(f"{path}: {where} needs the key {required!r}.")
@@ -180,6 +326,7 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
                                   f"{', '.join(PROTOCOLS)}.")
         if protocol == "melacci-belkin" and "v" not in task:
             raise ExperimentError(f"{path}: {where} uses protocol 'melacci-belkin' and needs the key 'v'.")
+        tasks.append(task)
         task_names.append(task.get("name", task["dataset"]))
     if len(set(task_names)) != len(task_names):
         raise ExperimentError(f"{path}: two tasks have the same name; give each [[tasks]] a distinct 'name'.")
@@ -218,47 +365,56 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
             raise ExperimentError(f"{path}: {where}.name = {name!r} needs the module {method.requires!r}, which is "
                                   "not available; set skip_unavailable = true to skip it.")
         used_methods.append(entry)
+    labels = list(dict.fromkeys(m.get("label", m["name"]) for m in methods))
     for i, task in enumerate(tasks):
         for key in task.get("fixed", {}):
             ok = any(key in METHODS[m["name"]].valid_params for m in methods)
             if not ok:
                 raise ExperimentError(f"{path}: tasks[{i}].fixed.{key} is not a parameter of any method of this "
                                       "experiment.")
+        for label, params in task.get("method_fixed", {}).items():
+            where = f"tasks[{i}].method_fixed.{label}"
+            entries = [m for m in methods if m.get("label", m["name"]) == label]
+            if not entries:
+                raise ExperimentError(f"{path}: {where}: {label!r} is not a method of this experiment (its label, or its "
+                                      f"name when it has no label). Valid choices: {', '.join(labels)}.")
+            if not isinstance(params, dict):
+                raise ExperimentError(f"{path}: {where} must be a table of parameters. Got {params!r} instead.")
+            for key in params:
+                for entry in entries:
+                    if key not in METHODS[entry["name"]].valid_params:
+                        raise ExperimentError(f"{path}: {where}.{key} is not a parameter of {entry['name']!r}. Valid "
+                                              f"choices: {', '.join(METHODS[entry['name']].valid_params)}.")
+                    if key in entry.get("grid", {}):
+                        raise ExperimentError(f"{path}: {where}.{key} is also in that method's grid: a parameter is "
+                                              "either fixed or searched, not both.")
     for part in ("tasks", "methods"):
         valid = task_names if part == "tasks" else [m["name"] for m in methods]
         for value in quick_spec.get(part, []):
             if value not in valid:
                 raise ExperimentError(f"{path}: quick.{part} names {value!r}. Valid choices: {', '.join(valid)}.")
-    published = []
-    for i, entry in enumerate(spec.get("published", [])):
-        where = f"published[{i}]"
-        _check_table(path, where, entry, PUBLISHED_KEYS)
-        for required in ("task", "method", "mean", "source"):
-            if required not in entry:
-                raise ExperimentError(f"{path}: {where} needs the key {required!r}.")
-        if entry["task"] not in task_names:
-            raise ExperimentError(f"{path}: {where}.task = {entry['task']!r} is not a task. Valid choices: "
-                                  f"{', '.join(task_names)}.")
-        published.append(dict(entry))
 
-    configurations = []
+    configurations, declared = [], set()
     for task, task_name in zip(tasks, task_names):
-        if quick and quick_spec.get("tasks") and task_name not in quick_spec["tasks"]:
-            continue
         for entry in used_methods:
-            if quick and quick_spec.get("methods") and entry["name"] not in quick_spec["methods"]:
-                continue
             if entry.get("tasks") and task_name not in entry["tasks"]:
+                continue
+            label = entry.get("label", entry["name"])
+            scenarios = entry.get("scenarios") or settings["scenarios"]
+            declared.update((task_name, label, scenario) for scenario in scenarios)
+            if quick and quick_spec.get("tasks") and task_name not in quick_spec["tasks"]:
+                continue
+            if quick and quick_spec.get("methods") and entry["name"] not in quick_spec["methods"]:
                 continue
             method = METHODS[entry["name"]]
             fixed = {k: v for k, v in task.get("fixed", {}).items() if k in method.valid_params}
             fixed.update(entry.get("fixed", {}))
+            fixed.update(task.get("method_fixed", {}).get(label, {}))
             grid = {k: list(v) for k, v in entry.get("grid", {}).items()}
             if quick:
                 fixed.update({k: v for k, v in quick_spec.get("fixed", {}).items() if k in method.valid_params})
                 step = quick_spec.get("thin", 1)
                 grid = {k: (v[::step] if len(v) > 2 * step else v) for k, v in grid.items()}
-            scenarios = entry.get("scenarios") or settings["scenarios"]
             for scenario in scenarios:
                 splits = task.get("splits", settings["splits"])
                 if quick and "splits" in quick_spec:
@@ -272,8 +428,56 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
                     "grid": grid, "fixed": fixed, "scenario": scenario,
                     "n_folds": settings["n_folds"], "n_splits": splits, "seed": settings["seed"], "n_jobs": 1,
                 }
-                configurations.append(Configuration(parameters, task_name, entry["name"], scenario))
+                if "label" in entry:  # only when set: the keys of unlabelled configurations stay as they were
+                    parameters["label"] = entry["label"]
+                configurations.append(Configuration(parameters, task_name, label, scenario))
+    published = _published(path, spec, task_names, labels, declared, SCENARIOS)
     return Experiment(name=path.stem, path=path, title=spec.get("title", path.stem),
                       description=spec.get("description", ""), configurations=tuple(configurations),
                       published=tuple(published), skipped=tuple(skipped),
                       references=tuple(spec.get("references", [])), settings=settings)
+
+
+def _check_published(path, where, entry, task_names, labels, scenarios):
+    _check_table(path, where, entry, PUBLISHED_KEYS)
+    for required in ("task", "method", "mean", "source"):
+        if required not in entry:
+            raise ExperimentError(f"{path}: {where} needs the key {required!r}.")
+    if entry["task"] not in task_names:
+        raise ExperimentError(f"{path}: {where}.task = {entry['task']!r} is not a task. Valid choices: "
+                              f"{', '.join(task_names)}.")
+    if entry["method"] not in labels:
+        raise ExperimentError(f"{path}: {where}.method = {entry['method']!r} is not a method of this experiment (a "
+                              f"label, or a name without label). Valid choices: {', '.join(labels)}.")
+    if "scenario" in entry and entry["scenario"] not in scenarios:
+        raise ExperimentError(f"{path}: {where}.scenario = {entry['scenario']!r} is not a scenario. Valid choices: "
+                              f"{', '.join(scenarios)}.")
+    if "metric" in entry and entry["metric"] not in PUBLISHED_METRICS:
+        raise ExperimentError(f"{path}: {where}.metric = {entry['metric']!r} is not a metric. Valid choices: "
+                              f"{', '.join(PUBLISHED_METRICS)}.")
+
+
+def _published(path, spec, task_names, labels, declared, scenarios) -> list[dict]:
+    """The file's own ``[[published]]`` numbers, then those of the ``published_from`` experiments for a
+    task, method and scenario declared here (an own number for the same cell wins)."""
+    published = []
+    for i, entry in enumerate(spec.get("published", [])):
+        _check_published(path, f"published[{i}]", entry, task_names, labels, scenarios)
+        published.append(dict(entry))
+
+    def cell(entry):
+        return entry["task"], entry["method"], entry.get("scenario"), entry.get("metric", "test_error")
+
+    seen = {cell(entry) for entry in published}
+    for j, name in enumerate(spec.get("published_from", [])):
+        other_path, other = _other_spec(path, f"published_from[{j}]", name)
+        other_tasks = [t.get("name", t.get("dataset")) for t in other.get("tasks", []) if isinstance(t, dict)]
+        other_labels = [m.get("label", m.get("name")) for m in other.get("methods", []) if isinstance(m, dict)]
+        for i, entry in enumerate(other.get("published", [])):
+            _check_published(other_path, f"published[{i}]", entry, other_tasks, other_labels, scenarios)
+            wanted = [d for d in declared if d[:2] == (entry["task"], entry["method"])
+                      and entry.get("scenario") in (None, d[2])]
+            if wanted and cell(entry) not in seen:
+                seen.add(cell(entry))
+                published.append(dict(entry))
+    return published

@@ -9,7 +9,13 @@ Layout of ``OUTPUT/NAME/``::
     failures.csv                       failed configurations with their errors
     published.csv                      the papers' numbers declared in the experiment file
     report.ipynb, report.html          the executed comparison report and its HTML rendering
+    summary.md                         the small committed summary: mean ± sd per task and method
+                                       beside the published numbers, and the report's verdicts
     kernels.log                        what the Jupyter kernels wrote to their own stdout / stderr
+
+An experiment of the notebook kind (``notebook = "NAME.ipynb"`` in its file) is one run of that
+notebook: ``runs/<key>/NAME.ipynb``, every recorded table as ``<record>.csv``, the executed
+notebook as ``report.html`` and its small tables in ``summary.md``.
 
 Every file is written to a temporary name in the same folder and renamed into place
 (``os.replace``), so an interrupted run never leaves a half-written result; a rerun resumes.
@@ -37,7 +43,11 @@ from ._experiments import Configuration, Experiment, load_experiment, notebooks_
 from ._kernels import KERNEL_NAME, KernelPool, KernelSession, kernel_spec
 from ._record import RECORD_MIME, read_records
 
-__all__ = ["run_experiment", "render_report", "RunSummary", "kernel_name"]
+__all__ = ["run_experiment", "render_report", "RunSummary", "kernel_name", "published_table"]
+
+PUBLISHED_COLUMNS = ["task", "method", "scenario", "metric", "mean", "sd", "source"]
+#: recorded tables with at most this many rows are shown in ``summary.md`` (all are written as CSV)
+SUMMARY_ROWS = 60
 
 
 def _atomic_write_text(path: Path, text: str) -> None:
@@ -103,6 +113,61 @@ def kernel_name(threads: int | None = None) -> str:
     if str(folder) not in paths.split(os.pathsep):
         os.environ["JUPYTER_PATH"] = os.pathsep.join([str(folder)] + ([paths] if paths else []))
     return KERNEL_NAME
+
+
+def published_table(experiment: Experiment):
+    """The papers' numbers of an experiment, as the runner writes them to ``published.csv``."""
+    import pandas as pd
+
+    return pd.DataFrame(list(experiment.published), columns=PUBLISHED_COLUMNS)
+
+
+def _command(experiment: Experiment) -> str:
+    return f"ssl-toolkit reproduce {experiment.name}" + (" --quick" if experiment.settings.get("quick") else "")
+
+
+def _markdown_table(frame) -> str:
+    """A DataFrame as a GitHub markdown table (numbers with 4 significant digits)."""
+    def cell(value):
+        if isinstance(value, float):
+            return "–" if value != value else f"{value:.4g}"
+        return str(value).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def _summary_markdown(experiment: Experiment, results, published, failures, sizes) -> str:
+    """``summary.md`` of a table experiment: test error mean ± sd per scenario, task and method with
+    the published number beside it, then the report's opening verdicts."""
+    import pandas as pd
+
+    from . import _tables as tables
+
+    per_split = tables.split_errors(results)
+    lines = [f"# {experiment.title}", "",
+             f"Written by `{_command(experiment)}` (rerun it to regenerate this file; the full report is "
+             f"`report.html` beside it). Test error in % of the refitted models, mean ± sd over the splits; "
+             f"`paper`: the published number. {len(failures)} configuration(s) failed.", ""]
+    pub = {}
+    if published is not None and len(published):
+        for row in published.itertuples(index=False):
+            metric = row.metric if isinstance(row.metric, str) and row.metric else "test_error"
+            if metric == "test_error":
+                pub[(row.task, row.method, row.scenario if isinstance(row.scenario, str) else "")] = row
+    for scenario, part in per_split.groupby("scenario", sort=False):
+        stats = part.groupby(["task", "method"], sort=False)["value"].agg(["mean", "std", "count"]).reset_index()
+        rows = []
+        for r in stats.itertuples(index=False):
+            p = pub.get((r.task, r.method, scenario.split(" ")[0])) or pub.get((r.task, r.method, ""))
+            rows.append({"task": r.task, "method": r.method, "splits": int(r.count),
+                         "ours": tables.format_mean_sd(r.mean, r.std),
+                         "paper": tables.format_mean_sd(p.mean, p.sd) if p else "",
+                         "source": p.source if p else ""})
+        lines += [f"## Scenario {scenario}", "", _markdown_table(pd.DataFrame(rows)), ""]
+    lines += ["## Summary", "", tables.summary_markdown(results, sizes=sizes), ""]
+    return "\n".join(lines)
 
 
 def _error_text(exc: BaseException) -> str:
@@ -227,6 +292,8 @@ def run_experiment(experiment, *, output="reports", quick=False, jobs=1, log=pri
     exp = experiment if isinstance(experiment, Experiment) else load_experiment(experiment, quick=quick)
     folder = Path(output).expanduser().resolve() / exp.name
     folder.mkdir(parents=True, exist_ok=True)
+    if exp.notebook:
+        return _run_notebook_experiment(exp, folder, log=log, start=start)
     notebook = notebooks_dir() / "model_selection.ipynb"
     jobs = max(1, int(jobs))
     todo, done = [], []
@@ -288,9 +355,12 @@ def run_experiment(experiment, *, output="reports", quick=False, jobs=1, log=pri
             [(*f, json.dumps(params_of[f[0]]["grid"]), json.dumps(params_of[f[0]]["fixed"])) for f in failures],
             columns=["config", "task", "method", "scenario", "error", "grid", "fixed"])
         _atomic_write_csv(folder / "failures.csv", failures_frame)
-        published = pd.DataFrame(list(exp.published),
-                                 columns=["task", "method", "scenario", "metric", "mean", "sd", "source"])
+        published = published_table(exp)
         _atomic_write_csv(folder / "published.csv", published)
+        if frames:
+            _atomic_write_text(folder / "summary.md", _summary_markdown(
+                exp, pd.concat(frames, ignore_index=True), published, failures,
+                {task: (v["n_train"], v["n_test"]) for task, v in sizes.items()}))
         if report and frames:
             report_start = time.perf_counter()
             report_path = pool.submit(lambda session: render_report(exp, folder, session=session)).result()
@@ -310,6 +380,77 @@ def run_experiment(experiment, *, output="reports", quick=False, jobs=1, log=pri
                       interrupted, finished)
 
 
+def _run_notebook_experiment(exp: Experiment, folder: Path, *, log, start: float) -> RunSummary:
+    """Run an experiment of the notebook kind once (skipped when that run finished before) and
+    write its recorded tables, ``report.html`` and ``summary.md``."""
+    import hashlib
+
+    import pandas as pd
+
+    text = json.dumps({"notebook": exp.notebook, "parameters": exp.parameters}, sort_keys=True)
+    key = hashlib.sha256(text.encode()).hexdigest()[:16]
+    run_dir = folder / "runs" / key
+    executed = run_dir / exp.notebook
+    done = executed.is_file()
+    log(f"{exp.name}: one run of {exp.notebook}" + (", finished before" if done else ""))
+    failures, busy, starts, interrupted = [], 0.0, 0, False
+    if not done:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        _atomic_write_text(run_dir / "parameters.json", json.dumps(exp.parameters, indent=1, sort_keys=True))
+        session = KernelSession(folder, env=_kernel_environment(), log_path=folder / "kernels.log")
+        run_start = time.perf_counter()
+        try:
+            session.run_notebook(notebooks_dir() / exp.notebook, executed, exp.parameters)
+            (run_dir / "error.txt").unlink(missing_ok=True)
+        except KeyboardInterrupt:
+            interrupted = True
+            session.kill()
+        except Exception as exc:  # reported like a failed configuration
+            error = _error_text(exc)
+            _atomic_write_text(run_dir / "error.txt", f"{error}\n\n" + "".join(traceback.format_exception(exc))[-4000:])
+            failures.append((key, exp.notebook, "", "", error))
+            log(f"FAILED {exp.notebook}: {error}")
+        finally:
+            starts = session.starts
+            session.shutdown()
+        busy = time.perf_counter() - run_start
+    report_path = results_path = None
+    if executed.is_file():
+        records = read_records(executed)
+        tables_ = {name: value for name, value in records.items() if isinstance(value, pd.DataFrame)}
+        for name, frame in tables_.items():
+            _atomic_write_csv(folder / f"{name}.csv", frame)
+        results_path = folder / f"{next(iter(tables_))}.csv" if tables_ else None
+        shown = [f"## {name}\n\n{_markdown_table(frame)}\n" for name, frame in tables_.items()
+                 if len(frame) <= SUMMARY_ROWS]
+        parameters = ", ".join(f"{k} = {v!r}" for k, v in exp.parameters.items())
+        _atomic_write_text(folder / "summary.md", "\n".join(
+            [f"# {exp.title}", "", f"Written by `{_command(exp)}` (rerun it to regenerate this file; the figures are "
+             f"in `report.html` beside it). One run of `notebooks/{exp.notebook}` with {parameters}.", "", *shown]))
+        report_path = folder / "report.html"
+        _atomic_write_text(report_path, _notebook_html(executed))
+    return RunSummary(exp.name, folder, report_path, results_path, 1, 0 if done else 1, 1 if done else 0,
+                      tuple(failures), time.perf_counter() - start, 0.0, busy, starts, interrupted,
+                      int(executed.is_file()))
+
+
+def _notebook_html(notebook: Path) -> str:
+    """An executed notebook as HTML without code, prompts or recorded values (those are for machines)."""
+    from nbconvert import HTMLExporter
+    import nbformat
+
+    exporter = HTMLExporter(template_name="lab")
+    exporter.exclude_input = True
+    exporter.exclude_input_prompt = True
+    exporter.exclude_output_prompt = True
+    node = nbformat.read(str(notebook), as_version=4)
+    for cell in node.cells:
+        if "outputs" in cell:
+            cell.outputs = [o for o in cell.outputs if RECORD_MIME not in o.get("data", {})]
+    body, _ = exporter.from_notebook_node(node)
+    return body
+
+
 def render_report(experiment: Experiment, folder: Path, *, alpha: float = 0.05,
                   session: KernelSession | None = None) -> Path:
     """Execute ``comparison_report.ipynb`` on ``folder/results.csv`` and write ``folder/report.html``.
@@ -317,9 +458,6 @@ def render_report(experiment: Experiment, folder: Path, *, alpha: float = 0.05,
     ``session`` is a running :class:`~toolkit.reports._kernels.KernelSession` to reuse (one is
     started and stopped here when None).
     """
-    from nbconvert import HTMLExporter
-    import nbformat
-
     folder = Path(folder).resolve()
     parameters = {
         "results_csv": str(folder / "results.csv"), "published_csv": str(folder / "published.csv"),
@@ -337,15 +475,6 @@ def render_report(experiment: Experiment, folder: Path, *, alpha: float = 0.05,
     finally:
         if own:
             session.shutdown()
-    exporter = HTMLExporter(template_name="lab")
-    exporter.exclude_input = True
-    exporter.exclude_input_prompt = True
-    exporter.exclude_output_prompt = True
-    node = nbformat.read(str(notebook), as_version=4)
-    for cell in node.cells:  # recorded values are for machines (tests, the runner), not for the reader
-        if "outputs" in cell:
-            cell.outputs = [o for o in cell.outputs if RECORD_MIME not in o.get("data", {})]
-    body, _ = exporter.from_notebook_node(node)
     html_path = folder / "report.html"
-    _atomic_write_text(html_path, body)
+    _atomic_write_text(html_path, _notebook_html(notebook))
     return html_path
