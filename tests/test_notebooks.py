@@ -43,8 +43,6 @@ def test_every_notebook_has_one_typed_parameters_cell():
     import nbformat
 
     for path in sorted(notebooks_dir().glob("*.ipynb")):
-        if path.name.startswith("reproduce_"):
-            continue
         nb = nbformat.read(str(path), as_version=4)
         tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
         assert len(tagged) == 1, path.name

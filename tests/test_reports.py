@@ -277,3 +277,222 @@ def test_result_notes_only_where_the_explained_result_can_appear():
     assert "Gaussian2C" in note and "35.2 %" in note and "harmonic extension" in note
     assert tables.result_notes(frame[frame["method"] == "rlsc"]) == ""
     assert tables.result_notes(frame.assign(params='{"kernel": "rbf"}')) == ""
+
+
+# ---------------------------------------------------------------------------- settings and numbers written once
+PAPER = """
+title = "paper"
+splits = 2
+n_folds = 2
+scenarios = ["labeled-cv", "test-set"]
+
+[[tasks]]
+name = "Moons [8/20/30]"
+dataset = "moons"
+options = { n = 80, rng = 0 }
+l = 8
+u = 20
+t = 30
+fixed = { kernel = "rbf", sigma = 0.5 }
+
+[[methods]]
+name = "rlsc"
+grid = { lam = [0.01, 1.0] }
+
+[[methods]]
+name = "svc"
+grid = { C = [1.0] }
+
+[[published]]
+task = "Moons [8/20/30]"
+method = "rlsc"
+scenario = "labeled-cv"
+mean = 12.5
+sd = 1.5
+source = "A made-up paper (2024), Table 3"
+
+[[published]]
+task = "Moons [8/20/30]"
+method = "rlsc"
+scenario = "test-set"
+mean = 10.0
+sd = 1.0
+source = "A made-up paper (2024), Table 2"
+
+[[published]]
+task = "Moons [8/20/30]"
+method = "svc"
+mean = 20.0
+source = "A made-up paper (2024), Table 3"
+"""
+
+MINE = """
+title = "mine"
+splits = 2
+n_folds = 2
+published_from = ["paper"]
+
+[[tasks]]
+name = "Moons [8/20/30]"
+from = "paper"
+fixed = { sigma = 0.25 }
+
+[[methods]]
+name = "rlsc"
+grid = { lam = [0.1] }
+"""
+
+
+def test_task_from_and_published_from_write_each_setting_once(tmp_path):
+    write(tmp_path, PAPER, "paper.toml")
+    exp = load_experiment(write(tmp_path, MINE, "mine.toml"))
+    (config,) = exp.configurations
+    p = config.parameters
+    assert (p["dataset"], p["options"], p["l"], p["u"], p["t"]) == ("moons", {"n": 80, "rng": 0}, 8, 20, 30)
+    assert p["fixed"] == {"kernel": "rbf", "sigma": 0.25}  # the other experiment's fixed, this task's on top
+    # only the numbers of a task, method and scenario declared here: rlsc labeled-cv (not test-set, not svc)
+    assert [(e["method"], e["scenario"], e["mean"]) for e in exp.published] == [("rlsc", "labeled-cv", 12.5)]
+    own = MINE + '\n[[published]]\ntask = "Moons [8/20/30]"\nmethod = "rlsc"\nscenario = "labeled-cv"\n' \
+                 'mean = 11.0\nsource = "Our own reading"\n'
+    assert [e["mean"] for e in load_experiment(write(tmp_path, own, "mine.toml")).published] == [11.0]
+
+
+def test_label_and_method_fixed_give_published_settings_without_selection(tmp_path):
+    text = GOOD.replace('grid = { lam = [0.01, 1.0] }', 'grid = { lam = [0.01, 1.0] }\n\n[[methods]]\nname = "rlsc"\n'
+                        'label = "rlsc (paper)"')
+    text = text.replace('fixed = { kernel = "rbf", sigma = 0.5 }',
+                        'fixed = { kernel = "rbf", sigma = 0.5 }\nmethod_fixed = { "rlsc (paper)" = { lam = 0.3 } }')
+    exp = load_experiment(write(tmp_path, text))
+    searched, published = exp.configurations
+    assert searched.method == "rlsc" and "label" not in searched.parameters
+    assert published.method == "rlsc (paper)" and published.parameters["label"] == "rlsc (paper)"
+    assert published.parameters["grid"] == {} and published.parameters["fixed"]["lam"] == 0.3
+
+
+@pytest.mark.parametrize("text,message", [
+    (MINE.replace('from = "paper"', 'from = "papr"'), r"tasks\[0\]\.from = 'papr' is not another experiment\. Valid choices: .*paper"),
+    (MINE.replace('name = "Moons [8/20/30]"', 'name = "Moons"'), r"tasks\[0\]\.from = 'paper' has no task named 'Moons'\. Valid choices: Moons \[8/20/30\]"),
+    (MINE.replace('["paper"]', '["nope"]'), r"published_from\[0\] = 'nope' is not another experiment"),
+    (MINE.replace('fixed = { sigma = 0.25 }', 'method_fixed = { svc = { C = 1.0 } }'),
+     r"tasks\[0\]\.method_fixed\.svc: 'svc' is not a method of this experiment.*Valid choices: rlsc"),
+    (MINE.replace('fixed = { sigma = 0.25 }', 'method_fixed = { rlsc = { lam = 1.0 } }'),
+     r"tasks\[0\]\.method_fixed\.rlsc\.lam is also in that method's grid"),
+    (MINE.replace('fixed = { sigma = 0.25 }', 'method_fixed = { rlsc = { C = 1.0 } }'),
+     r"tasks\[0\]\.method_fixed\.rlsc\.C is not a parameter of 'rlsc'"),
+    (MINE + '[[published]]\ntask = "Moons [8/20/30]"\nmethod = "svc"\nmean = 1.0\nsource = "x"\n',
+     r"published\[0\]\.method = 'svc' is not a method of this experiment"),
+    (MINE + '[[published]]\ntask = "Moons [8/20/30]"\nmethod = "rlsc"\nmetric = "error"\nmean = 1.0\nsource = "x"\n',
+     r"published\[0\]\.metric = 'error' is not a metric\. Valid choices: test_error, unlabeled_error"),
+    (MINE + '[parameters]\nrepeats = 1\n', r"parameters only goes with 'notebook'"),
+])
+def test_bad_shared_settings_name_file_key_and_choices(tmp_path, text, message):
+    write(tmp_path, PAPER, "paper.toml")
+    path = write(tmp_path, text, "mine.toml")
+    with pytest.raises(ExperimentError, match=message) as info:
+        load_experiment(path)
+    assert str(path) in str(info.value)
+
+
+def test_tasks_shared_between_experiments_are_declared_once():
+    """A task that appears in two experiment files is declared in one and taken ``from`` it in the
+    other, and an experiment's published numbers for it come from there (``published_from``)."""
+    import tomllib
+
+    from toolkit.reports import notebooks_dir
+
+    specs = {p.stem: tomllib.loads(p.read_text()) for p in sorted((notebooks_dir() / "experiments").glob("*.toml"))}
+    declared = {}
+    for name, spec in specs.items():
+        for task in spec.get("tasks", []):
+            if "from" not in task:
+                assert task["name"] not in declared, (task["name"], declared.get(task["name"]), name)
+                declared[task["name"]] = name
+    for name, spec in specs.items():
+        for task in spec.get("tasks", []):
+            if "from" in task:
+                assert declared[task["name"]] == task["from"] and task["from"] in spec.get("published_from", [])
+                assert not any(e["task"] == task["name"] for e in spec.get("published", [])), \
+                    f"{name}: the published numbers of {task['name']!r} belong to {task['from']}"
+
+
+def test_sample_published_csv_is_what_the_runner_writes_for_quick():
+    """``experiments/sample/published.csv`` (the report notebook's default input) is the runner's
+    ``reports/quick/published.csv``: regenerate it by copying that file after ``ssl-toolkit reproduce quick``."""
+    from toolkit.reports import notebooks_dir
+    from toolkit.reports._runner import published_table
+
+    expected = published_table(load_experiment("quick")).to_csv(index=False)
+    assert (notebooks_dir() / "experiments" / "sample" / "published.csv").read_text() == expected
+
+
+def test_melacci2011_uses_the_published_parameters_without_selection():
+    exp = load_experiment("melacci2011")
+    by = {(c.task.split(" [")[0], c.method): c.parameters for c in exp.configurations}
+    assert {m for _, m in by} == {"svc", "rlsc", "laprlsc", "lapsvm", "lapsvm (PCG)", "lapsvm_dual"}
+    for (task, method), p in by.items():
+        assert p["scenario"] == "validation" and p["protocol"] == "melacci-belkin" and p["n_splits"] == 12
+        if method in ("laprlsc", "lapsvm", "lapsvm (PCG)"):  # Tables 9-10: fixed, no grid
+            assert p["grid"] == {} and {"gamma_A", "gamma_I", "sigma", "neighbors", "degree"} <= set(p["fixed"])
+    assert by[("G50C", "lapsvm")]["fixed"] == {"kernel": "rbf", "sigma": 17.5, "neighbors": 50, "degree": 5,
+                                                "method": "newton", "gamma_A": 0.1, "gamma_I": 10.0}
+    assert by[("PCMAC", "lapsvm (PCG)")]["fixed"]["gamma_A"] == 1e-4       # Table 10, not Newton's 1e-6
+    for task in ("COIL20(B)", "COIL20"):  # σ = 0.6 of Table 9 is meant for unit-norm images
+        assert all(by[(task, m)]["options"] == {"normalize": "unit"} for m in ("svc", "lapsvm", "laprlsc"))
+    # every configuration has the paper's test error beside it, and Table 6's times for the LapSVMs
+    cells = {(e["task"], e["method"], e.get("metric")) for e in exp.published}
+    for c in exp.configurations:
+        assert (c.task, c.method, "test_error") in cells, (c.task, c.method)
+        if c.method.startswith("lapsvm"):
+            assert (c.task, c.method, "seconds") in cells
+
+
+def test_gieseke2012_declares_both_scenarios_of_tables_2_and_3():
+    exp = load_experiment("gieseke2012")
+    configs = {(c.task.split(" [")[0], c.method, c.scenario): c.parameters for c in exp.configurations}
+    tasks = {t for t, _, _ in configs}
+    assert tasks == {"Gaussian2C", "Gaussian4C", "USPS(2,7)", "USPS(8,0)", "MNIST(1,7)"}
+    pow2 = [2.0 ** k for k in range(-10, 11)]
+    for task in tasks:
+        for scenario, eps in (("labeled-cv", 0.2), ("test-set", 0.1)):  # Table 3 (realistic), Table 2
+            assert sorted(configs[(task, "rlsc", scenario)]["grid"]["lam"]) == pow2
+            assert sorted(configs[(task, "svc", scenario)]["grid"]["C"]) == pow2
+            s2 = configs[(task, "s2rlsc", scenario)]
+            assert sorted(s2["grid"]["lam"]) == pow2 and s2["grid"]["lam_u"] == [0.1, 1.0]
+            assert s2["fixed"] == {"kernel": "linear", "search": "mu+nu", "mu": 5, "nu": 25, "restarts": 10,
+                                   "eps": eps}
+            assert s2["n_splits"] == 10 and s2["n_folds"] == 5
+    published = {(e["task"].split(" [")[0], e["method"], e["scenario"]) for e in exp.published}
+    assert published == set(configs)
+
+
+def test_notebook_experiment_is_checked_against_the_notebooks_parameters(tmp_path):
+    exp = load_experiment("wang_paths", quick=True)
+    assert exp.notebook == "wang_paths.ipynb" and exp.configurations == ()
+    assert exp.parameters["repeats"] == 1 and exp.parameters["labels"] == [2, 4, 6, 8]
+    text = 'title = "t"\nnotebook = "wang_paths.ipynb"\n[parameters]\n'
+    with pytest.raises(ExperimentError, match=r"parameters\.repeat is not a parameter of wang_paths\.ipynb\. "
+                                              r"Valid choices: repeats, "):
+        load_experiment(write(tmp_path, text + "repeat = 2\n"))
+    with pytest.raises(ExperimentError, match=r"parameters\.repeats must be an integer"):
+        load_experiment(write(tmp_path, text + 'repeats = "2"\n'))
+    with pytest.raises(ExperimentError, match=r"notebook = 'wang.ipynb' is not a notebook in .*wang_paths\.ipynb"):
+        load_experiment(write(tmp_path, text.replace("wang_paths", "wang")))
+    with pytest.raises(ExperimentError, match=r"the key 'splits' does not go with 'notebook'"):
+        load_experiment(write(tmp_path, "splits = 2\n" + text))
+
+
+def test_summary_markdown_sets_our_numbers_beside_the_papers(tmp_path):
+    """``summary.md``, the small table the runner writes for committing: mean ± sd per scenario, task
+    and method, with the published number of the same scenario (or of every scenario) and its source."""
+    from toolkit.reports._runner import _summary_markdown, published_table
+
+    exp = load_experiment(write(tmp_path, PAPER, "paper.toml"))
+    frame = pd.concat([_tidy({"Moons [8/20/30]": {"rlsc": [10, 11, 12], "svc": [19, 21, 20]}}),
+                       _tidy({"Moons [8/20/30]": {"rlsc": [9, 9, 9]}}, scenario="test-set (non-realistic)")])
+    text = _summary_markdown(exp, frame, published_table(exp), failures=[], sizes={})
+    assert text.startswith("# paper\n") and "`ssl-toolkit reproduce paper`" in text
+    assert "## Scenario labeled-cv" in text and "## Scenario test-set (non-realistic)" in text
+    assert "| Moons [8/20/30] | rlsc | 3 | 11.0 ± 1.0 | 12.5 ± 1.5 | A made-up paper (2024), Table 3 |" in text
+    assert "| Moons [8/20/30] | svc | 3 | 20.0 ± 1.0 | 20.0 ± 0.0 | A made-up paper (2024), Table 3 |" in text
+    assert "| Moons [8/20/30] | rlsc | 3 | 9.0 ± 0.0 | 10.0 ± 1.0 | A made-up paper (2024), Table 2 |" in text
+    assert "## Summary" in text and "0 configuration(s) failed" in text
