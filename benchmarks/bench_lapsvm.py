@@ -1,23 +1,26 @@
 """LapSVM in the primal: PCG with early stopping vs Newton vs the dual, and PCG's per-iteration cost.
 
-    TOOLKIT_DATA_MIRROR=../shared/datasets python benchmarks/bench_lapsvm.py [--tasks g50c pcmac uspstb]
+    TOOLKIT_DATA_MIRROR=../shared/datasets python benchmarks/bench_lapsvm.py [--tasks G50C PCMAC "USPST(B)"]
         [--splits 2] [--iteration-n 1000 2000 5000] [--scale 20000]
 
-Three parts, all printing ratios:
+The tasks, their Table 9 / 10 settings and the paper's times are those of the experiment
+``notebooks/experiments/melacci2011.toml`` (read with :func:`toolkit.reports.load_experiment`);
+a task is named by the start of its label there. Five parts, all printing ratios:
 
 1. **Solvers** (Melacci & Belkin 2011, Table 6): on the same splits (Table 2 sizes, kernel and
    Laplacian precomputed as in the paper), the solve time of Newton, the dual (SVC) and LapRLSC
    divided by that of PCG with the stability check, with the PCG iteration count and the
-   agreement of PCG's decisions with Newton's on U.
+   agreement of PCG's decisions with Newton's on U. Every solver uses its own published
+   (γ_A, γ_I); the dual, which the experiment selects on V, uses Newton's.
 2. **One PCG iteration vs one ``K @ α``** of the same size (the memory-bandwidth floor), float64 and
    float32: ``(PCG solve time / iterations) / (best time of K @ v)``; target <= 1.3.
-4. ``--multiclass``: one-vs-all USPST trained jointly (one ``K @ (n × 10)`` per iteration) vs
-   ten separate binary runs.
-5. ``--float32``: PCG errors with a float32 vs a float64 kernel on USPST(B).
 3. ``--scale N``: a binary task with ``N`` points (SSL-book set 8, SecStr) trained by PCG with the
    stability check, kernel (float32) and graph construction included; prints the time and the
    peak resident memory relative to one ``N × N`` float64 matrix. Off by default (needs ~2.5 GB
    for N = 20 000).
+4. ``--multiclass``: one-vs-all USPST trained jointly (one ``K @ (n × 10)`` per iteration) vs
+   ten separate binary runs.
+5. ``--float32``: PCG errors with a float32 vs a float64 kernel on USPST(B).
 """
 import argparse
 import resource
@@ -27,7 +30,64 @@ import warnings
 import numpy as np
 
 from toolkit import lapsvm, laprlsc, lapsvm_dual
-from toolkit._lapsvm_experiments import GRAPH, PAPER_TIMES, TASKS, load_task, precompute, solver_kwargs
+from toolkit.graphs import graph_laplacian, knn_graph, laplacian_operator
+from toolkit.kernels import kernel_matrix
+from toolkit.reports import load_experiment
+
+EXPERIMENT = "melacci2011"
+GRAPH_KEYS = ("kernel", "sigma", "kernel_degree", "neighbors", "degree")
+# the experiment's method label -> the solver compared here
+SOLVERS = {"lapsvm": "newton", "lapsvm (PCG)": "pcg", "laprlsc": "laprlsc"}
+
+
+def melacci_task(prefix):
+    """A task of the melacci2011 experiment: data, |L|, |V|, graph settings and (γ_A, γ_I) per solver."""
+    from toolkit.data import load
+
+    exp = load_experiment(EXPERIMENT)
+    configs = [c for c in exp.configurations if c.task.split(" [")[0] == prefix]
+    if not configs:
+        names = sorted({c.task.split(" [")[0] for c in exp.configurations})
+        raise SystemExit(f"no task {prefix!r} in {exp.path}; valid: {', '.join(names)}")
+    p = configs[0].parameters
+    ds = load(p["dataset"], *p["classes"], **p["options"])
+    gammas = {SOLVERS[c.method]: (c.parameters["fixed"]["gamma_A"], c.parameters["fixed"]["gamma_I"])
+              for c in configs if c.method in SOLVERS}
+    gammas["dual"] = gammas["newton"]
+    graph = {k: v for c in configs for k, v in c.parameters["fixed"].items() if k in GRAPH_KEYS}
+    times = {p["method"]: p["mean"] for p in exp.published
+             if p.get("metric") == "seconds" and p["task"] == configs[0].task}
+    return {"X": ds.X, "y": np.asarray(ds.y), "l": p["l"], "v": p["v"], "graph": graph, "gammas": gammas,
+            "paper_seconds": times}
+
+
+def precompute(X_train, graph):
+    """Kernel matrix and ``L^p`` of the training points (timed separately, as in the paper's Table 6).
+
+    Returns ``(K, L, seconds_kernel, seconds_graph)``; ``L^p`` is sparse when it stays sparse,
+    otherwise a LinearOperator applying ``L`` ``p`` times.
+    """
+    t0 = time.perf_counter()
+    K = kernel_matrix(X_train, kernel=graph["kernel"], sigma=graph.get("sigma"),
+                      degree=graph.get("kernel_degree", 2), coef0=1.0)
+    t_kernel = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    L1 = graph_laplacian(knn_graph(X_train, neighbors=graph["neighbors"]), normalized=True)
+    L = L1
+    p = graph["degree"]
+    for _ in range(p - 1):
+        L = L @ L1
+    if L.nnz > 0.25 * L.shape[0] ** 2:
+        L = laplacian_operator(L1, degree=p)
+    t_graph = time.perf_counter() - t0
+    return K, L, t_kernel, t_graph
+
+
+def solver_kwargs(task, solver):
+    """Keyword arguments of lapsvm / laprlsc / lapsvm_dual for a task and a solver key."""
+    kw = dict(task["graph"], normalized=True)
+    kw["gamma_A"], kw["gamma_I"] = task["gammas"][solver]
+    return kw
 
 
 def split_indices(y, l, u, seed):
@@ -44,15 +104,15 @@ def solver_comparison(tasks, n_splits):
     print(f"{'task':<9}{'n':>6}{'PCG[s]':>9}{'iters':>7}{'Newton/PCG':>12}{'dual/PCG':>10}"
           f"{'LapRLSC/PCG':>13}{'agree':>8}{'paper N/PCG':>13}")
     for name in tasks:
-        X, y = load_task(name)
-        _, _, l, v = TASKS[name]
+        task = melacci_task(name)
+        X, y, l, v = task["X"], task["y"], task["l"], task["v"]
         n_train = int(round(0.75 * len(y))) - v
         rows = []
         for s in range(n_splits):
             lab, unl = split_indices(y, l, n_train - l, seed=100 + s)
             idx = np.r_[lab, unl]
             Xtr = X[idx]
-            K, L, _, _ = precompute(Xtr, GRAPH[name])
+            K, L, _, _ = precompute(Xtr, task["graph"])
             common = dict(gram=K, laplacian_matrix=L)
             times = {}
             fits = {}
@@ -60,7 +120,7 @@ def solver_comparison(tasks, n_splits):
                                       ("newton", lapsvm, dict(method="newton")),
                                       ("dual", lapsvm_dual, {}),
                                       ("laprlsc", laprlsc, dict(method="direct"))]:
-                kw = solver_kwargs(name, solver)
+                kw = solver_kwargs(task, solver)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     r = fn(X[lab], y[lab], X[unl], **kw, **common, **extra)
@@ -71,7 +131,8 @@ def solver_comparison(tasks, n_splits):
             rows.append((times["pcg"], fits["pcg"].n_iter, times["newton"] / times["pcg"],
                          times["dual"] / times["pcg"], times["laprlsc"] / times["pcg"], agree))
         m = np.mean(np.array(rows, dtype=float), axis=0)
-        paper = PAPER_TIMES[name]["newton"] / PAPER_TIMES[name]["pcg"]
+        seconds = task["paper_seconds"]
+        paper = seconds["lapsvm"] / seconds["lapsvm (PCG)"] if {"lapsvm", "lapsvm (PCG)"} <= set(seconds) else np.nan
         print(f"{name:<9}{n_train:>6}{m[0]:>9.3f}{m[1]:>7.0f}{m[2]:>12.1f}{m[3]:>10.1f}{m[4]:>13.1f}"
               f"{m[5]:>8.3f}{paper:>13.1f}")
 
@@ -126,7 +187,8 @@ def multiclass(repeats=3):
           "vs 10 separate binary PCG runs, same iterations")
     from toolkit.kernels import rbf_kernel
     from toolkit.graphs import laplacian
-    X, y = load_task("uspst")
+    task = melacci_task("USPST")
+    X, y = task["X"], task["y"]
     lab, unl = split_indices(y, 50, 1409, seed=0)
     idx = np.r_[lab, unl]
     K = rbf_kernel(X[idx], sigma=9.4)
@@ -143,15 +205,15 @@ def multiclass(repeats=3):
     print(f"separate / joint solve time: {np.median(ratios):.2f} (median of {repeats})")
 
 
-def float32_check(name="uspstb", n_splits=3):
+def float32_check(name="USPST(B)", n_splits=3):
     print(f"\n5. float32 vs float64 kernel, PCG + stability on {name} (Table 2 sizes): error on U")
-    X, y = load_task(name)
-    _, _, l, v = TASKS[name]
+    task = melacci_task(name)
+    X, y, l, v = task["X"], task["y"], task["l"], task["v"]
     n_train = int(round(0.75 * len(y))) - v
     print(f"{'split':<7}{'err64':>8}{'err32':>8}{'agree':>8}{'t64 [s]':>9}{'t32 [s]':>9}")
     for s in range(n_splits):
         lab, unl = split_indices(y, l, n_train - l, seed=200 + s)
-        kw = solver_kwargs(name, "pcg")
+        kw = solver_kwargs(task, "pcg")
         r64 = lapsvm(X[lab], y[lab], X[unl], **kw)
         r32 = lapsvm(X[lab], y[lab], X[unl], dtype="float32", **kw)
         p64, p32 = r64.predict(X[unl]), r32.predict(X[unl])
@@ -189,7 +251,8 @@ def scale(n):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tasks", nargs="*", default=["g50c", "pcmac", "uspstb"])
+    parser.add_argument("--tasks", nargs="*", default=["G50C", "PCMAC", "USPST(B)"],
+                        help="tasks of notebooks/experiments/melacci2011.toml (their labels without the sizes)")
     parser.add_argument("--splits", type=int, default=2)
     parser.add_argument("--iteration-n", type=int, nargs="*", default=[1000, 2000, 5000])
     parser.add_argument("--scale", type=int, default=0)

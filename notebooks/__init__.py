@@ -1,5 +1,6 @@
 """The toolkit's papermill notebooks and experiment files (shipped in the wheel as ``toolkit.notebooks``).
 
-``model_selection.ipynb``, ``comparison_report.ipynb``, ``datasets.ipynb`` and ``experiments/*.toml``
-are data for :mod:`toolkit.reports`; the ``reproduce_*.py`` scripts are the papers' reproductions.
+``model_selection.ipynb``, ``comparison_report.ipynb``, ``wang_paths.ipynb``, ``datasets.ipynb`` and
+``experiments/*.toml`` are data for :mod:`toolkit.reports`: every reproduction of a paper is an
+experiment file run by ``ssl-toolkit reproduce NAME``.
 """
