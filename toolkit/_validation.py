@@ -50,26 +50,170 @@ def check_option(value, name, func, options):
     return value
 
 
+def _as_real_array(X, name, func, dtype=np.float64):
+    """``np.asarray(X, dtype)`` after refusing complex and text input, which a cast would mangle.
+
+    A complex array cast to float loses its imaginary part with only a ``ComplexWarning``, and a
+    text array is parsed silently; both are refused with a ``TypeError`` naming the argument.
+    """
+    try:
+        raw = X if isinstance(X, np.ndarray) else np.asarray(X)
+    except (TypeError, ValueError) as exc:    # ragged nested sequences
+        raise TypeError(f"The {name!r} parameter of {func} must be a numeric array. Got {_fmt(X)} instead.") from exc
+    if raw.dtype.kind == "c":
+        raise TypeError(f"The {name!r} parameter of {func} must be a real-valued array. Got {_fmt(raw)} instead; "
+                        "pass the real part (X.real) or the modulus (abs(X)) explicitly.")
+    if raw.dtype.kind not in "biufO":
+        raise TypeError(f"The {name!r} parameter of {func} must be a numeric array. Got {_fmt(raw)} instead.")
+    try:
+        return np.asarray(raw, dtype=dtype)
+    except (TypeError, ValueError) as exc:    # object arrays holding complex numbers, strings, None
+        raise TypeError(f"The {name!r} parameter of {func} must be a numeric array. Got {_fmt(raw)} instead.") from exc
+
+
 def check_matrix(X, name, func, *, accept_sparse=True, ndim=2, dtype=np.float64, allow_empty=False):
-    """Return ``X`` as a finite float array (or CSR matrix) of the requested dimension."""
+    """Return ``X`` as a finite real float array (or CSR matrix) of the requested dimension.
+
+    Complex, text and non-finite input is refused with a message naming ``name`` and ``func``.
+    """
     if sp.issparse(X):
         if not accept_sparse:
             raise TypeError(f"The {name!r} parameter of {func} must be a dense array. Got a sparse matrix instead.")
+        if X.dtype.kind not in "biuf":
+            raise TypeError(f"The {name!r} parameter of {func} must be a real-valued matrix. "
+                            f"Got a sparse matrix of dtype {X.dtype} instead.")
         X = sp.csr_matrix(X, dtype=dtype)
         data = X.data
     else:
-        try:
-            X = np.asarray(X, dtype=dtype)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"The {name!r} parameter of {func} must be a numeric array. Got {_fmt(X)} instead.") from exc
+        X = _as_real_array(X, name, func, dtype)
         if X.ndim != ndim:
             raise ValueError(f"The {name!r} parameter of {func} must be a {ndim}-d array. Got {_fmt(X)} instead.")
         data = X
     if not allow_empty and X.shape[0] == 0:
         raise ValueError(f"The {name!r} parameter of {func} must have at least one row. Got {_fmt(X)} instead.")
-    if not np.all(np.isfinite(data)):
-        raise ValueError(f"The {name!r} parameter of {func} must contain only finite values (no NaN or inf).")
+    finite = np.isfinite(data)
+    if not finite.all():
+        raise ValueError(f"The {name!r} parameter of {func} must contain only finite values (no NaN or inf). "
+                         f"Got {int(finite.size - np.count_nonzero(finite))} non-finite entries instead.")
     return X
+
+
+def check_indices(idx, name, func, n, *, owner="split"):
+    """Return ``idx`` as a 1-d int64 array of distinct row indices in ``[0, n)``.
+
+    Float, boolean and negative indices are refused (NumPy would truncate the first, read the
+    second as a mask and wrap the third around from the end); so are repeated indices.
+    ``n=None`` checks everything but the upper bound.
+    """
+    where = f"The {name!r} indices of the {owner} given to {func}" if owner else f"The {name!r} parameter of {func}"
+    try:
+        arr = np.asarray(idx)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{where} must be a 1-d array of integer row indices. Got {_fmt(idx)} instead.") from exc
+    if arr.ndim != 1:
+        raise ValueError(f"{where} must be a 1-d array of integer row indices. Got {_fmt(arr)} instead.")
+    if arr.size == 0:
+        return np.empty(0, dtype=np.int64)
+    if arr.dtype.kind not in "iu":
+        hint = " (a boolean mask: use np.flatnonzero(mask))" if arr.dtype.kind == "b" else ""
+        raise TypeError(f"{where} must be a 1-d array of integer row indices{hint}. Got {_fmt(arr)} instead.")
+    arr = arr.astype(np.int64, copy=False)
+    low, high = int(arr.min()), int(arr.max())
+    if low < 0:
+        raise ValueError(f"{where} must be non-negative row indices. Got {low} instead.")
+    if n is not None and high >= n:
+        raise ValueError(f"{where} must be row indices in [0, {n}) ({n} rows). Got {high} instead.")
+    sorted_idx = np.sort(arr)
+    repeated = sorted_idx[1:][sorted_idx[1:] == sorted_idx[:-1]]
+    if repeated.size:
+        raise ValueError(f"{where} must not repeat an index. Got {np.unique(repeated).size} repeated "
+                         f"(e.g. {int(repeated[0])}) instead.")
+    return arr
+
+
+def check_disjoint(func, *, allow_equal=(), **index_sets):
+    """Raise if two of the named index arrays share an index, naming both and a few shared indices.
+
+    ``allow_equal`` lists pairs ``(a, b)`` that may be the very same set (a transductive split
+    scores on its unlabelled points: ``test`` equal to ``unlabeled``) but not partly overlap.
+    """
+    names = list(index_sets)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            A, B = index_sets[a], index_sets[b]
+            if A is None or B is None or len(A) == 0 or len(B) == 0:
+                continue
+            shared = np.intersect1d(A, B)
+            if shared.size == 0:
+                continue
+            if ((a, b) in allow_equal or (b, a) in allow_equal) and shared.size == len(A) == len(B):
+                continue
+            sample = ", ".join(str(int(v)) for v in shared[:5])
+            raise ValueError(f"{func}: the {a!r} and {b!r} indices must be disjoint. Got {shared.size} "
+                             f"shared indices ({sample}{', ...' if shared.size > 5 else ''}) instead.")
+
+
+# Tolerances of a precomputed kernel matrix, relative to its scale (the same rule for every solver
+# that accepts one: rlsc, s2rlsc, mmc, rlsc_path, svm_path). Round-off of a float64 kernel computed
+# block by block stays near 1e-16 relative; eigenvalue round-off of an n × n eigh near n · 1e-16,
+# far below PSD_RTOL (the threshold s2rlsc's eigendecomposition also applies).
+SYM_RTOL = 1e-10
+PSD_RTOL = 1e-8
+_SYM_BLOCK = 256
+
+
+def check_kernel_matrix(K, name, func, *, psd=True, symmetrize=False, label=None):
+    """Return ``K`` as a finite, square, symmetric, positive semi-definite float64 array.
+
+    * symmetric: ``max |K - Kᵀ| <= SYM_RTOL · max |K|`` (one blocked O(n²) pass);
+    * positive semi-definite: every eigenvalue ``>= -PSD_RTOL · ||K||_inf`` (the largest absolute
+      row sum, an upper bound of the spectral norm), tested with one Cholesky factorisation of
+      ``K + PSD_RTOL ||K||_inf I`` (n³/3 flops); only when it fails is the smallest eigenvalue
+      computed (``eigh`` with ``subset_by_index=[0, 0]``) for the message. ``psd=False`` checks only
+      a non-negative diagonal (O(n)), for callers whose own factorisation checks the spectrum or
+      that never form the whole matrix (Nyström);
+    * ``symmetrize=True`` returns ``(K + Kᵀ) / 2`` when ``K`` is symmetric only within the
+      tolerance (callers that read both triangles).
+
+    ``label`` replaces the ``"The 'K' parameter of func"`` subject of the messages.
+    """
+    import scipy.linalg as sla
+
+    subject = label or f"The {name!r} parameter of {func}"
+    K = check_matrix(K, name, func, accept_sparse=False)
+    if K.shape[0] != K.shape[1]:
+        raise ValueError(f"{subject} must be a square (n, n) kernel matrix. Got {_fmt(K)} instead "
+                         f"({K.shape[0]} rows and {K.shape[1]} columns).")
+    n = K.shape[0]
+    asymmetry, largest, norm_inf = 0.0, 0.0, 0.0
+    for a in range(0, n, _SYM_BLOCK):
+        rows = K[a:a + _SYM_BLOCK]
+        abs_rows = np.abs(rows)
+        largest = max(largest, float(abs_rows.max()))
+        norm_inf = max(norm_inf, float(abs_rows.sum(axis=1).max()))
+        asymmetry = max(asymmetry, float(np.abs(rows - K[:, a:a + _SYM_BLOCK].T).max()))
+    if asymmetry > SYM_RTOL * largest:
+        raise ValueError(f"{subject} must be a symmetric kernel matrix (|K - Kᵀ| <= {SYM_RTOL:g} · max |K|). "
+                         f"Got largest |K - Kᵀ| = {asymmetry:.3g} with max |K| = {largest:.3g} instead.")
+    tolerance = PSD_RTOL * norm_inf
+    diag_min = float(np.min(np.diag(K))) if n else 0.0
+    if diag_min < -tolerance:
+        raise ValueError(f"{subject} must be a positive semi-definite kernel matrix; its diagonal (k(x, x) >= 0) "
+                         f"has the entry {diag_min:.3g}. Use a Mercer kernel.")
+    if psd and norm_inf > 0:
+        shifted = K + tolerance * np.eye(n)
+        try:
+            sla.cholesky(shifted, lower=True, overwrite_a=True, check_finite=False)
+        except np.linalg.LinAlgError:
+            smallest = float(sla.eigh(K, eigvals_only=True, subset_by_index=[0, 0], check_finite=False)[0])
+            if smallest < -tolerance:
+                raise ValueError(f"{subject} must be a positive semi-definite kernel matrix (eigenvalues >= "
+                                 f"-{PSD_RTOL:g} · ||K||_inf = {-tolerance:.3g}). Got smallest eigenvalue "
+                                 f"{smallest:.3g} instead; use a Mercer kernel.") from None
+        del shifted
+    if symmetrize and asymmetry > 0:
+        K = 0.5 * (K + K.T)
+    return K
 
 
 def check_consistent_rows(func, **arrays):

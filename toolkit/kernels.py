@@ -19,7 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from toolkit._numba_cache import njit
-from toolkit._validation import check_matrix, check_option, check_scalar, check_features
+from toolkit._validation import _as_real_array, check_features, check_matrix, check_option, check_scalar
 
 __all__ = ["linear_kernel", "rbf_kernel", "polynomial_kernel", "kernel_matrix", "width_heuristic",
            "KERNELS"]
@@ -50,6 +50,35 @@ def _blocks(n_rows, n_cols, block_size):
 
 
 _CHUNK_BYTES = 2**20   # row chunks of ~1 MiB keep the element-wise passes in cache
+
+# Largest squared row norm for which every entry of X Zᵀ and of ||x||² + ||z||² - 2 xᵀz is finite:
+# |xᵀz| <= ||x|| ||z|| (Cauchy-Schwarz), so norms below max/4 keep the three terms and their sum
+# below the largest float64. Checked before the product (O(nd)), so overflow never reaches BLAS.
+_MAX_SQ_NORM = np.finfo(np.float64).max / 4
+
+
+def _checked_sq_norms(X, name, func):
+    """Squared row norms of ``X``; raise, naming ``X``, when a kernel entry could overflow float64."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        sq = _row_sq_norms(X)
+    bad = ~(sq <= _MAX_SQ_NORM)          # also NaN
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"The {name!r} parameter of {func} has rows too large for a float64 kernel: the squared "
+                         f"norm of row {i} is {float(sq[i]):.3g} (at most {_MAX_SQ_NORM:.3g} keeps every "
+                         f"kernel entry finite). Scale the features, e.g. standardise the columns.")
+    return sq
+
+
+def _check_finite_kernel(K, func, **params):
+    """Raise when a kernel matrix holds inf or NaN (overflow of a finite input), naming the cause."""
+    chunk = max(1, _CHUNK_BYTES // (8 * max(K.shape[1], 1)))
+    for start in range(0, K.shape[0], chunk):
+        if not np.isfinite(K[start:start + chunk]).all():
+            settings = ", ".join(f"{k}={v!r}" for k, v in params.items())
+            raise ValueError(f"The 'X' parameter of {func} gives a kernel matrix with non-finite entries "
+                             f"(overflow of float64{' with ' + settings if settings else ''}). Scale the "
+                             "features, e.g. standardise the columns.")
 
 
 def _rbf_from_gram_inplace(G, sq_x, sq_z, scale):
@@ -87,12 +116,14 @@ def _mirror_upper_to_lower(K):  # pragma: no cover - compiled
 
 
 def _prepare(X, Z, func):
+    """Validated ``X``, ``Z`` (``Z = X`` when None), whether they are the same, and their squared row norms."""
     X = check_matrix(X, "X", func)
+    sq_x = _checked_sq_norms(X, "X", func)
     if Z is None:
-        return X, X, True
+        return X, X, True, sq_x, sq_x
     Z = check_matrix(Z, "Z", func)
     check_features(func, "X", X, "Z", Z)
-    return X, Z, False
+    return X, Z, False, sq_x, _checked_sq_norms(Z, "Z", func)
 
 
 def linear_kernel(X, Z=None):
@@ -115,7 +146,7 @@ def linear_kernel(X, Z=None):
     array([[1., 0.],
            [0., 1.]])
     """
-    X, Z, _ = _prepare(X, Z, "linear_kernel")
+    X, Z, _, _, _ = _prepare(X, Z, "linear_kernel")
     return _gram(X, Z)
 
 
@@ -154,9 +185,7 @@ def rbf_kernel(X, Z=None, *, sigma, block_size=None):
            [0.6065, 1.    ]])
     """
     sigma = check_scalar(sigma, "sigma", "rbf_kernel", low=0.0, low_closed=False)
-    X, Z, same = _prepare(X, Z, "rbf_kernel")
-    sq_x = _row_sq_norms(X)
-    sq_z = sq_x if same else _row_sq_norms(Z)
+    X, Z, same, sq_x, sq_z = _prepare(X, Z, "rbf_kernel")
     scale = -1.0 / (2.0 * sigma * sigma)
     if same:
         # Gram case: only the upper triangle, in row blocks [a, b) × [a, n) (GEMM: about half the
@@ -211,11 +240,14 @@ def polynomial_kernel(X, Z=None, *, degree=2, coef0=1.0, scale=1.0):
     degree = check_scalar(degree, "degree", "polynomial_kernel", kind=numbers.Integral, low=1)
     coef0 = check_scalar(coef0, "coef0", "polynomial_kernel", low=0.0)
     scale = check_scalar(scale, "scale", "polynomial_kernel", low=0.0, low_closed=False)
-    X, Z, _ = _prepare(X, Z, "polynomial_kernel")
+    X, Z, _, _, _ = _prepare(X, Z, "polynomial_kernel")
     K = _gram(X, Z)
-    K *= scale
-    K += coef0
-    return np.power(K, degree, out=K)
+    with np.errstate(over="ignore", invalid="ignore"):
+        K *= scale
+        K += coef0
+        np.power(K, degree, out=K)
+    _check_finite_kernel(K, "polynomial_kernel", degree=degree, coef0=coef0, scale=scale)
+    return K
 
 
 def width_heuristic(X):
@@ -240,11 +272,16 @@ def width_heuristic(X):
     5.0
     """
     X = check_matrix(X, "X", "width_heuristic")
-    span = X.max(axis=0) - X.min(axis=0)
-    if sp.issparse(span):
-        span = span.toarray()
-    span = np.asarray(span, dtype=float).ravel()
-    return float(np.sqrt(span @ span))
+    with np.errstate(over="ignore", invalid="ignore"):
+        span = X.max(axis=0) - X.min(axis=0)
+        if sp.issparse(span):
+            span = span.toarray()
+        span = np.asarray(span, dtype=float).ravel()
+        s = float(np.sqrt(span @ span))
+    if not np.isfinite(s):
+        raise ValueError("The 'X' parameter of width_heuristic spans a bounding box whose diagonal overflows "
+                         "float64. Scale the features, e.g. standardise the columns.")
+    return s
 
 
 def kernel_matrix(X, Z=None, *, kernel="linear", sigma=None, degree=2, coef0=1.0, block_size=None):
@@ -267,11 +304,20 @@ def kernel_matrix(X, Z=None, *, kernel="linear", sigma=None, degree=2, coef0=1.0
     Returns
     -------
     K : ndarray of shape (n_samples_X, n_samples_Z)
+
+    Raises
+    ------
+    TypeError
+        ``X`` or ``Z`` complex, text or sparse of such a dtype (a cast would drop the imaginary part).
+    ValueError
+        ``X`` or ``Z`` with NaN or inf, or with a row whose squared norm exceeds a quarter of the
+        largest float64 (some kernel entry would overflow: scale the features); a polynomial
+        kernel or a callable whose entries overflow.
     """
     if callable(kernel):
         X = check_matrix(X, "X", "kernel_matrix")
         Zc = X if Z is None else check_matrix(Z, "Z", "kernel_matrix")
-        K = np.asarray(kernel(X, Zc), dtype=float)
+        K = _as_real_array(kernel(X, Zc), "kernel", "kernel_matrix")
         if K.shape != (X.shape[0], Zc.shape[0]):
             raise ValueError(f"The callable 'kernel' must return an array of shape {(X.shape[0], Zc.shape[0])}. "
                              f"Got shape {K.shape} instead.")
