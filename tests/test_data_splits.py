@@ -74,7 +74,7 @@ def test_split_properties(n_per_class, l_extra, seed):
         return
     l = max(k, min(k + l_extra, n_train))
     if l > n_train:
-        with pytest.raises(ValueError, match="'l' and 'u' parameters"):
+        with pytest.raises(ValueError, match="'l' parameter of split must be at most the training half"):
             data.split(y, l=l, rng=seed)
         return
     s = data.split(y, l=l, rng=seed)

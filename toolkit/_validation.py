@@ -192,6 +192,9 @@ def check_kernel_matrix(K, name, func, *, psd=True, symmetrize=False, label=None
         largest = max(largest, float(abs_rows.max()))
         norm_inf = max(norm_inf, float(abs_rows.sum(axis=1).max()))
         asymmetry = max(asymmetry, float(np.abs(rows - K[:, a:a + _SYM_BLOCK].T).max()))
+    if not np.isfinite(norm_inf):
+        raise ValueError(f"{subject} must be a kernel matrix whose row sums fit in float64. Got max |K| = "
+                         f"{largest:.3g} instead; scale the kernel (or the features it was computed from).")
     if asymmetry > SYM_RTOL * largest:
         raise ValueError(f"{subject} must be a symmetric kernel matrix (|K - Kᵀ| <= {SYM_RTOL:g} · max |K|). "
                          f"Got largest |K - Kᵀ| = {asymmetry:.3g} with max |K| = {largest:.3g} instead.")

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_rng, check_scalar
+from .._validation import check_disjoint, check_indices, check_rng, check_scalar
 from . import _parsers
 from ._registry import catalogue, fetch_file
 
@@ -38,6 +38,19 @@ class Split:
     fold: int | None = None
     repeat: int | None = None
 
+    def __post_init__(self):
+        """Refuse index sets that no protocol produces: non-integer, negative, repeated or overlapping.
+
+        The four sets are disjoint, except that ``test`` may be the very set ``unlabeled`` (a
+        transductive split scores on its unlabelled points, as :func:`fixed_splits` does).
+        Whether the indices fit the data is checked where the data is known (``select``).
+        """
+        arrays = {}
+        for name in ("labeled", "unlabeled", "validation", "test"):
+            arrays[name] = check_indices(getattr(self, name), name, "Split", None, owner="")
+            object.__setattr__(self, name, arrays[name])
+        check_disjoint("Split", allow_equal=(("test", "unlabeled"),), **arrays)
+
     def __repr__(self) -> str:
         where = "" if self.fold is None else f", fold={self.fold}, repeat={self.repeat}"
         return (f"Split({self.protocol}: l={len(self.labeled)}, u={len(self.unlabeled)}, "
@@ -50,6 +63,12 @@ def _labels(dataset, func):
     if y.ndim != 1 or len(y) == 0:
         raise ValueError(f"The 'dataset' parameter of {func} must be a Dataset or a 1-d label array. "
                          f"Got an array of shape {y.shape} instead.")
+    if y.dtype.kind == "c":
+        raise TypeError(f"The 'dataset' parameter of {func} must have real class labels. "
+                        f"Got labels of dtype {y.dtype} instead.")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError(f"The 'dataset' parameter of {func} must have a finite label on every row. "
+                         f"Got {int(np.sum(~np.isfinite(y)))} NaN or inf labels instead.")
     return y
 
 
@@ -84,7 +103,8 @@ def split(dataset, *, l, u=None, t=None, rng=None):
     dataset : Dataset or array-like of shape (n_samples,)
         The data set (only its labels ``y`` are used).
     l : int
-        Number of labelled points, at least the number of classes.
+        Number of labelled points, at least the number of classes and at most the training half
+        ``n // 2``.
     u : int, default=None
         Number of unlabelled points; None takes the rest of the training half.
     t : int, default=None
@@ -119,6 +139,9 @@ def split(dataset, *, l, u=None, t=None, rng=None):
     l = check_scalar(l, "l", func, kind=numbers.Integral, low=1)
     if l < len(classes):
         raise ValueError(f"The 'l' parameter of split must be at least the number of classes ({len(classes)}). "
+                         f"Got {l} instead.")
+    if l > n_train:
+        raise ValueError(f"The 'l' parameter of split must be at most the training half ({n_train} of {n} points). "
                          f"Got {l} instead.")
     u = n_train - l if u is None else check_scalar(u, "u", func, kind=numbers.Integral, low=0)
     t = n - n_train if t is None else check_scalar(t, "t", func, kind=numbers.Integral, low=0)

@@ -18,7 +18,7 @@ import numbers
 import numpy as np
 import scipy.linalg as sla
 
-from toolkit._validation import check_matrix, check_scalar
+from toolkit._validation import check_kernel_matrix, check_matrix, check_scalar
 
 __all__ = ["RlscPath", "rlsc_path"]
 
@@ -150,7 +150,8 @@ def rlsc_path(K, y, *, weights=None, lambdas=None, n_lambdas=100, lambda_min_rat
     Parameters
     ----------
     K : array-like of shape (n_samples, n_samples)
-        Symmetric PSD kernel matrix.
+        Symmetric positive semi-definite kernel matrix (checked, within round-off tolerances, by
+        ``toolkit._validation.check_kernel_matrix``, the rule every precomputed kernel follows).
     y : array-like of shape (n_samples,)
         Targets; labels in {-1, +1} for classification (then ``loo_error`` is defined).
     weights : array-like of shape (n_samples,), default=None
@@ -188,9 +189,7 @@ def rlsc_path(K, y, *, weights=None, lambdas=None, n_lambdas=100, lambda_min_rat
     >>> c = path.coef(path.lambda_min)
     """
     func = "rlsc_path"
-    K = check_matrix(K, "K", func, accept_sparse=False)
-    if K.shape[0] != K.shape[1]:
-        raise ValueError(f"{func}: 'K' must be square; it has {K.shape[0]} rows and {K.shape[1]} columns.")
+    K = check_kernel_matrix(K, "K", func)
     y = check_matrix(y, "y", func, accept_sparse=False, ndim=1).copy()
     n = y.shape[0]
     if K.shape[0] != n:
@@ -206,6 +205,12 @@ def rlsc_path(K, y, *, weights=None, lambdas=None, n_lambdas=100, lambda_min_rat
     n_lambdas = check_scalar(n_lambdas, "n_lambdas", func, kind=numbers.Integral, low=1)
     lambda_min_ratio = check_scalar(lambda_min_ratio, "lambda_min_ratio", func, low=0.0, high=1.0,
                                     low_closed=False, high_closed=False)
+    if lambdas is not None:
+        lambdas = check_matrix(np.atleast_1d(lambdas), "lambdas", func, accept_sparse=False, ndim=1)
+        if np.any(lambdas <= 0):
+            raise ValueError(f"The 'lambdas' parameter of {func} must contain only values in (0, inf). "
+                             f"Got minimum {float(lambdas.min())!r} instead.")
+        lambdas = np.sort(lambdas)[::-1]
     d = np.sqrt(w)
     # 1. one eigendecomposition of D K D (eigh reads the lower triangle only; equal weights
     #    scale the spectrum, so K itself is decomposed without a copy)
@@ -219,11 +224,6 @@ def rlsc_path(K, y, *, weights=None, lambdas=None, n_lambdas=100, lambda_min_rat
     if lambdas is None:
         lam_max = float(s[-1]) if s[-1] > 0 else 1.0
         lambdas = np.geomspace(lam_max, lam_max * lambda_min_ratio, n_lambdas)
-    else:
-        lambdas = check_matrix(np.atleast_1d(lambdas), "lambdas", func, accept_sparse=False, ndim=1)
-        if np.any(lambdas <= 0):
-            raise ValueError(f"The 'lambdas' parameter of {func} must contain only values in (0, inf).")
-        lambdas = np.sort(lambdas)[::-1]
     # 3. fitted values and hat diagonal for the whole grid: two (n × n) @ (n × n_lambdas) products
     z = V.T @ (d * y)
     shrink = s[:, None] / (s[:, None] + lambdas[None, :])            # (n, n_lambdas)

@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 import scipy.linalg as sla
 
-from toolkit._validation import check_matrix, check_scalar
+from toolkit._validation import check_kernel_matrix, check_matrix, check_scalar
 
 __all__ = ["SvmPath", "svm_path"]
 
@@ -497,9 +497,7 @@ def svm_path(K, y, *, lambda_min=None, max_iter=None, ridge=0.0, refresh=250):
     >>> f = path.decision_function(K, [1.0, 0.1])   # (40, 2): two values of λ
     """
     func = "svm_path"
-    K = check_matrix(K, "K", func, accept_sparse=False)
-    if K.shape[0] != K.shape[1]:
-        raise ValueError(f"{func}: 'K' must be square; it has {K.shape[0]} rows and {K.shape[1]} columns.")
+    K = check_kernel_matrix(K, "K", func, symmetrize=True)   # symmetric PSD; (K + Kᵀ)/2 within round-off
     y = check_matrix(y, "y", func, accept_sparse=False, ndim=1)
     if y.shape[0] != K.shape[0]:
         raise ValueError(f"{func}: 'K' has {K.shape[0]} rows but 'y' has {y.shape[0]}; they must match.")
@@ -507,19 +505,12 @@ def svm_path(K, y, *, lambda_min=None, max_iter=None, ridge=0.0, refresh=250):
         raise ValueError(f"The 'y' parameter of {func} must contain only -1 and +1. Got values {np.unique(y)[:5]} instead.")
     if (y > 0).all() or (y < 0).all():
         raise ValueError(f"The 'y' parameter of {func} must contain both classes. Got only {y[0]:+.0f}.")
-    from toolkit.paths._svm_numba import max_asymmetry
-    asymmetry = float(max_asymmetry(np.ascontiguousarray(K, dtype=np.float64)))
-    if asymmetry > 1e-10 * max(1.0, float(np.max(np.abs(np.diag(K))))):
-        raise ValueError(f"The 'K' parameter of {func} must be a symmetric matrix "
-                         f"(largest |K - Kᵀ| is {asymmetry:.3g}).")
     lambda_min = check_scalar(lambda_min, "lambda_min", func, low=0.0, low_closed=False, allow_none=True)
     l = y.shape[0]
     max_iter = 50 * l + 100 if max_iter is None else check_scalar(max_iter, "max_iter", func,
                                                                   kind=numbers.Integral, low=1)
     ridge = check_scalar(ridge, "ridge", func, low=0.0)
     refresh = check_scalar(refresh, "refresh", func, kind=numbers.Integral, low=1)
-    if asymmetry > 0:
-        K = 0.5 * (K + K.T)
     return _svm_path(K, y, lambda_min, max_iter, ridge, refresh)
 
 

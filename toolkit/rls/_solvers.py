@@ -27,8 +27,8 @@ from toolkit.rls._operator import (diagonal_weights, nystrom_features, operator_
 from toolkit.rls._results import (KernelExpansion, MMCResult, RestartRecord, RLSCResult,
                                      S2RLSCResult, _STATUS)
 from toolkit.rls._search import evolutionary_search, local_search
-from toolkit._validation import (check_consistent_rows, check_features, check_matrix, check_option,
-                                 check_rng, check_scalar)
+from toolkit._validation import (check_consistent_rows, check_features, check_kernel_matrix, check_matrix,
+                                 check_option, check_rng, check_scalar)
 from toolkit.kernels import kernel_matrix
 
 __all__ = ["rlsc", "s2rlsc", "mmc", "RLSCResult", "S2RLSCResult", "MMCResult", "RestartRecord",
@@ -451,6 +451,7 @@ def rlsc(X_labeled, y_labeled, *, kernel="linear", sigma=None, degree=2, coef0=1
         if X_l.shape != (l, l):
             raise ValueError(f"{func}: with kernel='precomputed', 'X_labeled' must be the ({l}, {l}) kernel "
                              f"matrix of the labelled points. Got shape {X_l.shape} instead.")
+        X_l = check_kernel_matrix(X_l, "X_labeled", func)
         problem = _Problem(None, kernel, sigma, degree, coef0, bool(offset), precomputed_K=X_l)
     else:
         problem = _Problem(X_l, kernel, sigma, degree, coef0, bool(offset))
@@ -616,10 +617,9 @@ def _s2rlsc(engine, X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma
             raise ValueError(f"{func}: with kernel='precomputed', 'X_labeled' and 'X_unlabeled' must be rows of "
                              f"the ({n}, {n}) training kernel matrix (n = l + u = {l} + {u}). Got shapes "
                              f"{X_l.shape} and {X_u.shape} instead.")
-        K = np.vstack([X_l, X_u])
-        if not np.allclose(K, K.T, rtol=1e-8, atol=1e-10 * max(1.0, float(np.abs(K).max()))):
-            raise ValueError(f"{func}: the precomputed training kernel matrix [X_labeled; X_unlabeled] must be "
-                             "symmetric.")
+        # the whole spectrum is checked here unless Nyström (n_basis) never forms the n × n operator
+        K = check_kernel_matrix(np.vstack([X_l, X_u]), "X_labeled", func, psd=n_basis is None,
+                                label=f"The precomputed training kernel matrix [X_labeled; X_unlabeled] of {func}")
         problem = _Problem(None, kernel, sigma, degree, coef0, bool(offset), precomputed_K=K)
     else:
         check_features(func, "X_labeled", X_l, "X_unlabeled", X_u)
@@ -726,9 +726,10 @@ def _mmc(engine, X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=
     if n < 2:
         raise ValueError(f"The 'X' parameter of {func} must have at least 2 rows. Got {n} instead.")
     if precomputed:
-        if X.shape != (n, n) or not np.allclose(X, X.T, rtol=1e-8, atol=1e-10 * max(1.0, float(np.abs(X).max()))):
+        if X.shape != (n, n):
             raise ValueError(f"{func}: with kernel='precomputed', 'X' must be a symmetric (n, n) kernel matrix. "
                              f"Got shape {X.shape} instead.")
+        X = check_kernel_matrix(X, "X", func, psd=n_basis is None)
         problem = _Problem(None, kernel, sigma, degree, coef0, bool(offset), precomputed_K=X)
     else:
         problem = _Problem(X, kernel, sigma, degree, coef0, bool(offset))
