@@ -34,10 +34,13 @@ Nadeau, C., Bengio, Y. (2003). Inference for the generalization error. Machine L
 """
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
+
+from toolkit._validation import _as_real_array, check_option, check_scalar
 
 __all__ = [
     "TestResult", "FriedmanResult", "PosthocResult", "paired_ttest", "wilcoxon", "corrected_ttest",
@@ -46,9 +49,18 @@ __all__ = [
 ]
 
 
-def _pair(a, b, func):
-    a = np.asarray(a, dtype=float).ravel()
-    b = np.asarray(b, dtype=float).ravel()
+ALTERNATIVES = ("two-sided", "less", "greater")
+
+
+def _check_alpha(alpha, func):
+    """The significance level: a float in (0, 1)."""
+    return check_scalar(alpha, "alpha", func, low=0.0, high=1.0, low_closed=False, high_closed=False)
+
+
+def _pair(a, b, func, alternative="two-sided"):
+    check_option(alternative, "alternative", func, ALTERNATIVES)
+    a = _as_real_array(a, "a", func).ravel()
+    b = _as_real_array(b, "b", func).ravel()
     if a.shape != b.shape:
         raise ValueError(f"{func}: 'a' has {a.size} values but 'b' has {b.size}; paired samples must match.")
     if a.size < 2:
@@ -92,9 +104,7 @@ class TestResult:
 
     def conf_int(self, alpha: float = 0.05) -> tuple[float, float]:
         """(1 - alpha) confidence interval for ``estimate``."""
-        if not 0 < alpha < 1:
-            raise ValueError(f"The 'alpha' parameter of conf_int must be a float in (0, 1). Got {alpha!r} instead.")
-        return self._interval(alpha)
+        return self._interval(_check_alpha(alpha, "conf_int"))
 
     def summary(self) -> str:
         lo, hi = self.conf_int()
@@ -134,7 +144,7 @@ def paired_ttest(a, b, *, alternative="two-sided") -> TestResult:
     """
     from scipy import stats
 
-    a, b = _pair(a, b, "paired_ttest")
+    a, b = _pair(a, b, "paired_ttest", alternative)
     d = a - b
     sd = d.std(ddof=1)
     res = stats.ttest_rel(a, b, alternative=alternative)
@@ -162,9 +172,9 @@ def corrected_ttest(a, b, *, n_train, n_test, alternative="two-sided") -> TestRe
     """
     from scipy import stats
 
-    a, b = _pair(a, b, "corrected_ttest")
-    if not (n_train > 0 and n_test > 0):
-        raise ValueError(f"corrected_ttest needs positive 'n_train' and 'n_test'. Got {n_train!r} and {n_test!r} instead.")
+    a, b = _pair(a, b, "corrected_ttest", alternative)
+    n_train = check_scalar(n_train, "n_train", "corrected_ttest", low=0.0, low_closed=False)
+    n_test = check_scalar(n_test, "n_test", "corrected_ttest", low=0.0, low_closed=False)
     d = a - b
     J = d.size
     var = d.var(ddof=1)
@@ -200,7 +210,7 @@ def wilcoxon(a, b, *, alternative="two-sided") -> TestResult:
     """
     from scipy import stats
 
-    a, b = _pair(a, b, "wilcoxon")
+    a, b = _pair(a, b, "wilcoxon", alternative)
     d = a - b
     nz = d[d != 0]
     walsh = np.sort(((d[:, None] + d[None, :]) / 2)[np.triu_indices(d.size)])
@@ -229,32 +239,57 @@ def wilcoxon(a, b, *, alternative="two-sided") -> TestResult:
 # ----------------------------------------------------------------------------------------------
 # Across data sets
 # ----------------------------------------------------------------------------------------------
-def _scores_frame(scores):
+def _scores_frame(scores, func="the comparison"):
     import pandas as pd
 
-    frame = scores if isinstance(scores, pd.DataFrame) else pd.DataFrame(np.asarray(scores, dtype=float))
-    frame = frame.astype(float)
+    if isinstance(scores, pd.DataFrame):
+        if any(getattr(dtype, "kind", "O") == "c" for dtype in scores.dtypes):
+            raise TypeError(f"The 'scores' parameter of {func} must hold real numbers. "
+                            f"Got columns of dtypes {sorted({str(d) for d in scores.dtypes})} instead.")
+        try:
+            frame = scores.astype(float)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"The 'scores' parameter of {func} must hold real numbers. "
+                            f"Got columns of dtypes {sorted({str(d) for d in scores.dtypes})} instead.") from exc
+    else:
+        values = _as_real_array(scores, "scores", func)
+        if values.ndim != 2:
+            raise ValueError(f"The 'scores' parameter of {func} must be a 2-d table (data sets × methods). "
+                             f"Got an array of shape {values.shape} instead.")
+        frame = pd.DataFrame(values)
     if frame.shape[0] < 2 or frame.shape[1] < 2:
-        raise ValueError(f"The comparison needs at least 2 data sets (rows) and 2 methods (columns). "
-                         f"Got a table of shape {frame.shape} instead.")
+        raise ValueError(f"The 'scores' parameter of {func} must be a table of at least 2 data sets (rows) and "
+                         f"2 methods (columns). Got a table of shape {frame.shape} instead.")
     if frame.isna().any().any():
         bad = frame.index[frame.isna().any(axis=1)].tolist()
-        raise ValueError(f"The scores table has missing values for the data sets {bad}; "
+        raise ValueError(f"The 'scores' parameter of {func} has missing values for the data sets {bad}; "
                          "compare methods on the data sets they all have.")
+    if not np.isfinite(frame.to_numpy()).all():
+        bad = frame.index[~np.isfinite(frame.to_numpy()).all(axis=1)].tolist()
+        raise ValueError(f"The 'scores' parameter of {func} must contain only finite values. "
+                         f"Got inf for the data sets {bad} instead.")
     return frame
 
 
 def average_ranks(scores, *, lower_is_better=True):
     """Mean rank of each method over the data sets (rank 1 = best; ties get the average rank)."""
-    frame = _scores_frame(scores)
+    frame = _scores_frame(scores, "average_ranks")
     ranks = frame.rank(axis=1, ascending=lower_is_better, method="average")
     return ranks.mean(axis=0)
 
 
 def critical_difference(k: int, n_datasets: int, alpha: float = 0.05) -> float:
-    """Nemenyi's critical difference ``q_α sqrt(k (k + 1) / (6 N))`` (Demšar 2006, §3.2.2)."""
+    """Nemenyi's critical difference ``q_α sqrt(k (k + 1) / (6 N))`` (Demšar 2006, §3.2.2).
+
+    ``k`` methods (at least 2) compared on ``n_datasets`` data sets (at least 1) at level ``alpha``
+    in (0, 1).
+    """
     from scipy import stats
 
+    func = "critical_difference"
+    k = check_scalar(k, "k", func, kind=numbers.Integral, low=2)
+    n_datasets = check_scalar(n_datasets, "n_datasets", func, kind=numbers.Integral, low=1)
+    alpha = _check_alpha(alpha, func)
     q = stats.studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2)
     return float(q * np.sqrt(k * (k + 1) / (6.0 * n_datasets)))
 
@@ -302,7 +337,7 @@ def friedman(scores, *, lower_is_better=True) -> FriedmanResult:
     """
     from scipy import stats
 
-    frame = _scores_frame(scores)
+    frame = _scores_frame(scores, "friedman")
     N, k = frame.shape
     within = frame.rank(axis=1, ascending=lower_is_better, method="average").to_numpy()
     rank_sums = within.sum(axis=0)
@@ -361,7 +396,7 @@ class PosthocResult:
 
     def significant(self, alpha: float | None = None):
         """Boolean table of the pairs that differ at ``alpha`` (default: the result's alpha)."""
-        return self.pvalues < (self.alpha if alpha is None else alpha)
+        return self.pvalues < (self.alpha if alpha is None else _check_alpha(alpha, "significant"))
 
     def conf_int(self, alpha: float | None = None):
         """Mean rank ± CD/2 per method (Nemenyi intervals) at ``alpha``."""
@@ -391,7 +426,8 @@ def nemenyi(scores, *, alpha=0.05, lower_is_better=True) -> PosthocResult:
     import pandas as pd
     from scipy import stats
 
-    frame = _scores_frame(scores)
+    alpha = _check_alpha(alpha, "nemenyi")
+    frame = _scores_frame(scores, "nemenyi")
     N, k = frame.shape
     ranks, z, diff = _rank_z(frame, lower_is_better)
     p = stats.studentized_range.sf(np.abs(z.to_numpy()) * np.sqrt(2), k, np.inf)
@@ -410,7 +446,8 @@ def holm(scores, *, control=None, alpha=0.05, lower_is_better=True) -> PosthocRe
     from scipy import stats
     from statsmodels.stats.multitest import multipletests
 
-    frame = _scores_frame(scores)
+    alpha = _check_alpha(alpha, "holm")
+    frame = _scores_frame(scores, "holm")
     N, k = frame.shape
     ranks, z, diff = _rank_z(frame, lower_is_better)
     names = list(frame.columns)
@@ -453,8 +490,9 @@ def cd_diagram(scores=None, *, ranks=None, n_datasets=None, alpha=0.05, lower_is
     """
     import matplotlib.pyplot as plt
 
+    alpha = _check_alpha(alpha, "cd_diagram")
     if scores is not None:
-        frame = _scores_frame(scores)
+        frame = _scores_frame(scores, "cd_diagram")
         ranks = average_ranks(frame, lower_is_better=lower_is_better)
         n_datasets = frame.shape[0]
     if ranks is None or n_datasets is None:
@@ -543,16 +581,29 @@ def unlabeled_data_helped(results, *, baselines=None, metric="test_error", test=
     """
     import pandas as pd
 
+    func = "unlabeled_data_helped"
+    if not isinstance(results, pd.DataFrame):
+        raise TypeError(f"The 'results' parameter of {func} must be a pandas DataFrame of tidy results. "
+                        f"Got {type(results).__name__} instead.")
+    missing = [c for c in ("dataset", "task", "split", "method", "scenario", "fold", "metric", "value")
+               if c not in results.columns]
+    if missing:
+        raise ValueError(f"The 'results' parameter of {func} must have the tidy columns dataset, task, split, "
+                         f"method, scenario, fold, metric, value. Got a table of {len(results)} rows without "
+                         f"{missing} instead.")
+    check_option(test, "test", func, ("ttest", "wilcoxon", "corrected"))
+    alpha = _check_alpha(alpha, func)
+    if test == "corrected" and sizes is None:
+        raise ValueError("unlabeled_data_helped(test='corrected') needs 'sizes': task -> (n_train, n_test).")
     if baselines is None:
         from toolkit.selection import METHODS
 
         baselines = {name: m.baseline for name, m in METHODS.items() if m.baseline}
-    if test not in ("ttest", "wilcoxon", "corrected"):
-        raise ValueError(f"The 'test' parameter of unlabeled_data_helped must be one of 'ttest', 'wilcoxon', "
-                         f"'corrected'. Got {test!r} instead.")
-    if test == "corrected" and sizes is None:
-        raise ValueError("unlabeled_data_helped(test='corrected') needs 'sizes': task -> (n_train, n_test).")
     refit = results[(results["fold"].astype(str) == "refit") & (results["metric"] == metric)]
+    if refit.empty:
+        metrics = sorted(map(str, results.loc[results["fold"].astype(str) == "refit", "metric"].unique()))
+        raise ValueError(f"The 'results' parameter of {func} must have refit rows (fold == 'refit') of the metric "
+                         f"{metric!r}. Got {len(results)} rows, whose refit rows have the metrics {metrics} instead.")
     columns = ["dataset", "task", "scenario", "method", "baseline", "n_splits", "mean", "mean_baseline",
                "difference", "ci_low", "ci_high", "statistic", "pvalue", "effect_size", "effect_size_name",
                "verdict"]
