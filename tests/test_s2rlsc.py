@@ -174,7 +174,7 @@ def test_result_is_valid_local_optimum_with_exact_objective(kw):
     assert abs(np.mean(res.labels_unlabeled > 0) - 0.5) < 0.1
     assert res.converged and res.status == 0
     assert res.objective == pytest.approx(res.restart_objectives.min())
-    assert np.all(np.diff(res.history) <= 1e-12)
+    assert np.all(np.diff(res.history["objective"]) <= 1e-12)
     assert res.n_flips > 0 and res.n_evaluations >= res.n_flips
 
 
@@ -315,16 +315,18 @@ def test_warm_start_callback_and_max_iter():
     assert warm.restarts[0].init == "x0" and warm.restarts[0].n_flips == 0
     seen = []
 
-    def stop_after_two(record):
-        seen.append(record.objective)
+    def stop_after_two(intermediate_result):
+        seen.append(intermediate_result.record.objective)
         if len(seen) == 2:
             raise StopIteration
 
     res = s2rlsc(Xl, yl, Xu, restarts=10, rng=0, callback=stop_after_two)
-    assert res.status == 2 and len(res.restart_objectives) == 2 and not res.converged
-    with pytest.warns(ConvergenceWarning, match="max_iter"):
+    assert res.status == 3 and len(res.restart_objectives) == 2 and not res.converged
+    assert "restart 2 of 10" in res.message and res.stop is None
+    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
         res = s2rlsc(Xl, yl, Xu, restarts=2, init="random", max_iter=1, rng=0)
-    assert res.status == 1 and not res.converged
+    assert res.status == 2 and not res.converged
+    assert not res.history["restart_converged"].any()
 
 
 def test_result_is_frozen_and_reports():

@@ -42,6 +42,10 @@ _EXPORTS: dict[str, str] = {
     # model selection
     "select": "toolkit.selection",
     "SemiSupervisedKFold": "toolkit.selection",
+    # the solver contract: one warning, one status table, the callback's argument
+    "ConvergenceWarning": "toolkit._contract",
+    "SOLVER_STATUS": "toolkit._contract",
+    "IntermediateResult": "toolkit._contract",
 }
 
 # Solver families live in modules named after the family, never after a function: a submodule

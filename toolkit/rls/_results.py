@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -145,15 +146,6 @@ class RestartRecord:
     time: float
 
 
-_STATUS = {
-    0: "Every restart stopped by the rule (no accepted flip for a full round); the best labelling is a "
-       "local optimum: no valid single flip lowers F.",
-    1: "max_iter was reached in {k} of {r} restarts; the best labelling may not be a local optimum. "
-       "Increase max_iter.",
-    2: "Stopped by the callback after {r} restarts.",
-}
-
-
 @dataclass(frozen=True, eq=False)
 class _SearchResultMixin:
     def decision_function(self, X):
@@ -185,6 +177,7 @@ class _SearchResultMixin:
                  ("evaluations / accepted flips", f"{self.n_evaluations} / {self.n_flips}"),
                  ("time preprocessing / search [s]", f"{self.time_preprocessing:.3f} / {self.time_search:.3f}"),
                  ("converged", f"{self.converged} (status {self.status})"),
+                 ("message", self.message),
                  ("seed", self.seed)]
         return rows
 
@@ -202,13 +195,23 @@ def _search_fields_doc():
         F at the end of every restart.
     restarts : tuple of RestartRecord
     best_restart : int
-    history : ndarray
-        F before the first and after every sweep (1+1) or generation (best of the population,
-        mu+nu) of the best restart, polishing sweeps appended.
+    history : mapping of str to ndarray
+        ``objective``: F before the first and after every sweep (1+1) or generation (best of the
+        population, mu+nu) of the best restart, polishing sweeps appended; per restart:
+        ``restart_objective`` (F at its end), ``best_objective`` (best F so far),
+        ``restart_n_iter`` (sweeps or generations) and ``restart_converged`` (its rule fired
+        before ``max_iter``).
     n_evaluations, n_flips, n_iter : int
         Totals over all restarts.
     converged, status, message
-        See ``_STATUS``; ``converged`` is ``status == 0``.
+        The status table of :data:`toolkit.SOLVER_STATUS`: 0 every restart stopped by its rule
+        (a local optimum), 1 an early-stopping rule passed as ``callback`` stopped the restarts,
+        2 ``max_iter`` was reached in some restart (with a ``ConvergenceWarning``), 3 the callback
+        raised ``StopIteration``; ``converged`` is True for 0 and 1.
+    stop : StopEvent or None
+        The early-stopping rule that stopped the restarts (status 1), when and on which value.
+    fallbacks : tuple of str
+        Numerical fallbacks taken (none in this solver: the factorisations are eigendecompositions).
     time_preprocessing, time_search, time_total : float
         Seconds: kernel and factorisation of ``M``; the restarts; the whole call.
     seed : int or None
@@ -225,7 +228,7 @@ class _SearchResult(_SearchResultMixin):
     objective: float
     restart_objectives: np.ndarray
     best_restart: int
-    history: np.ndarray
+    history: Mapping
     n_evaluations: int
     n_flips: int
     n_iter: int
@@ -240,6 +243,8 @@ class _SearchResult(_SearchResultMixin):
     classes: np.ndarray
     restarts: tuple = field(repr=False)
     expansion: KernelExpansion = field(repr=False)
+    stop: object = None
+    fallbacks: tuple = ()
 
     _title: ClassVar[str] = ""
     _short_title: ClassVar[str] = ""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numbers
 import time
-import warnings
+from types import MappingProxyType
 
 import numpy as np
 import scipy.linalg as la
@@ -24,8 +24,10 @@ import scipy.sparse as sp
 
 from toolkit.rls._operator import (diagonal_weights, nystrom_features, operator_from_features,
                                       operator_from_kernel)
+from toolkit._contract import (CONVERGED, MAX_ITER, ConvergenceWarning, IntermediateResult, is_converged, lazy,
+                               run_callback, status_message, warn_not_converged)
 from toolkit.rls._results import (KernelExpansion, MMCResult, RestartRecord, RLSCResult,
-                                     S2RLSCResult, _STATUS)
+                                     S2RLSCResult)
 from toolkit.rls._search import evolutionary_search, local_search
 from toolkit._validation import (check_consistent_rows, check_features, check_kernel_matrix, check_matrix,
                                  check_option, check_rng, check_scalar)
@@ -41,10 +43,6 @@ INITS = ("rlsc", "random")
 DEFAULT_MAX_SWEEPS = 1000          # (1+1): every sweep but the last accepts a flip; F strictly decreases
 DEFAULT_MAX_GENERATIONS_PER_U = 100  # (mu+nu): max_iter = 100 u generations unless given
 _SEED_BOUND = 2**31 - 1
-
-
-class ConvergenceWarning(UserWarning):
-    """The search stopped at ``max_iter`` before its stopping rule fired."""
 
 
 # ----------------------------------------------------------------------------------------------
@@ -280,11 +278,13 @@ def _check_search_start(func, n_free, what, classes, balance, eps, n_basis, n, o
 
 def _search(op, y_fixed, first_inits, n_free, balance, eps, valid, *, search, order, mu, nu, restarts,
             tol, max_iter, patience, polish, callback, gen, engine=local_search, progress=False,
-            description="restarts"):
-    """Run the restarts; return (best y, records, history of the best, status, message).
+            description="restarts", func="s2rlsc", expansion_of=None):
+    """Run the restarts; return (best y, records, history, status, message, stop event).
 
     ``engine`` runs one (1+1) search; the compiled :func:`local_search` unless a test or benchmark
-    passes the plain reference of :mod:`toolkit.rls._reference` (same signature).
+    passes the plain reference of :mod:`toolkit.rls._reference` (same signature). ``callback`` is
+    called after every restart with an :class:`~toolkit._contract.IntermediateResult`
+    (:func:`_restart_report`); ``expansion_of(y)`` gives the decision function of a labelling.
     """
     n = op.n
     first = n - n_free
@@ -299,7 +299,7 @@ def _search(op, y_fixed, first_inits, n_free, balance, eps, valid, *, search, or
     history_buf = np.empty(max_iter + 1)
     polish_buf = np.empty(DEFAULT_MAX_SWEEPS + 1)
     records, best_y, best_hist, best_F = [], None, None, np.inf
-    status = 0
+    status, detail, stop_event = CONVERGED, "", None
     n_unconverged = 0
 
     def full_labelling(y_free):
@@ -361,21 +361,61 @@ def _search(op, y_fixed, first_inits, n_free, balance, eps, valid, *, search, or
         if F < best_F:
             best_F, best_y, best_hist = F, y.copy(), hist
         if callback is not None:
-            try:
-                callback(rec)
-            except StopIteration:
-                status = 2
+            report = _restart_report(r + 1, rec, best_y, best_F, first, op, expansion_of)
+            stop = run_callback(callback, report, f"restart {r + 1} of {restarts}")
+            if stop is not None:
+                status, detail, stop_event = stop.status, stop.detail, stop.event
                 break
-    if status == 0 and n_unconverged:
-        status = 1
-    message = _STATUS[status].format(k=n_unconverged, r=len(records))
-    if status == 1:
-        warnings.warn(f"{message} (max_iter={max_iter}; best F={best_F:.6g}).", ConvergenceWarning,
-                      stacklevel=4)
-    return best_y, records, best_hist, status, message
+    unit = "sweeps" if search == "1+1" else "generations"
+    if status == CONVERGED and n_unconverged:
+        status = MAX_ITER
+        detail = (f"max_iter={max_iter} {unit} reached in {n_unconverged} of {len(records)} restarts "
+                  f"(best F = {best_F:.6g}); the best labelling may not be a local optimum")
+    elif status == CONVERGED:
+        if search == "1+1":
+            detail = (f"every restart ended with a full round of the {n_free} free coordinates without an "
+                      f"accepted flip; the best labelling (F = {best_F:.6g}) is a local optimum: no valid "
+                      "single flip lowers F")
+        else:
+            detail = (f"every restart ended after {patience} generations without change"
+                      + ("; polishing sweeps made the best labelling a local optimum" if polish else "")
+                      + f" (F = {best_F:.6g})")
+    message = status_message(status, detail)
+    if status == MAX_ITER:
+        warn_not_converged(func, message, f"Increase max_iter (now {max_iter} {unit} per restart).", stacklevel=4)
+    history = {
+        "objective": best_hist,
+        "restart_objective": np.array([rec.objective for rec in records]),
+        "best_objective": np.minimum.accumulate([rec.objective for rec in records]),
+        "restart_n_iter": np.array([rec.n_iter for rec in records], dtype=int),
+        "restart_converged": np.array([rec.converged for rec in records], dtype=bool),
+    }
+    return best_y, records, MappingProxyType(history), status, message, stop_event
 
 
-def _assemble(cls, labels_field, labels, problem, op, y, records, history, status, message, basis, T, Phi,
+def _restart_report(n_done, record, best_y, best_F, first, op, expansion_of):
+    """The :class:`~toolkit._contract.IntermediateResult` after restart ``n_done`` (1-based).
+
+    ``x`` and ``decisions``: the best labelling so far of the free points (±1, +1 the positive
+    class); ``objective``: its F; ``record``: the :class:`RestartRecord` of this restart;
+    ``restart_objective``: F at its end; ``coefficients`` and ``decision_function(X)`` of the best
+    labelling (computed on first use, O(n²) resp. the kernel rows of X).
+    """
+    y_best = best_y.copy()
+    labels = y_best[first:].copy()
+    coefficients = lazy(lambda: op.coefficients(y_best))
+
+    def decision_function(X):
+        if expansion_of is None:
+            raise AttributeError("This search has no decision function.")
+        return expansion_of(y_best)(X, "decision_function")
+
+    return IntermediateResult(n_done, labels, float(best_F), decisions=labels, record=record,
+                              restart_objective=record.objective, coefficients=coefficients,
+                              decision_function=decision_function)
+
+
+def _assemble(cls, labels_field, labels, problem, op, y, records, history, status, message, stop, basis, T, Phi,
               t_start, t_pre, seed, params, classes):
     c = op.coefficients(y)
     objs = np.array([rec.objective for rec in records])
@@ -383,7 +423,8 @@ def _assemble(cls, labels_field, labels, problem, op, y, records, history, statu
     return cls(**{labels_field: labels}, coefficients=c, objective=op.objective(y), restart_objectives=objs,
                best_restart=int(np.argmin(objs)), history=history,
                n_evaluations=sum(r.n_evaluations for r in records), n_flips=sum(r.n_flips for r in records),
-               n_iter=sum(r.n_iter for r in records), converged=status == 0, status=status, message=message,
+               n_iter=sum(r.n_iter for r in records), converged=is_converged(status), status=status,
+               message=message, stop=stop,
                time_preprocessing=t_pre, time_search=t_end - t_start - t_pre, time_total=t_end - t_start,
                seed=seed, params=params, classes=classes, restarts=tuple(records),
                expansion=problem.expansion(c, basis, T, Phi))
@@ -644,10 +685,11 @@ def _s2rlsc(engine, X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma
             return "rlsc", _init_from_scores(scores, balance, valid)
         return "random", _init_random(u, balance, valid, g)
 
-    y, records, history, status, message = _search(
+    y, records, history, status, message, stop = _search(
         op, y_l, first_inits, u, balance, eps, valid, search=search, order=order, mu=mu, nu=nu,
         restarts=restarts, tol=tol, max_iter=max_iter, patience=patience, polish=polish, callback=callback, progress=bool(progress),
-        gen=gen, engine=engine)
+        gen=gen, engine=engine, func=func,
+        expansion_of=lambda y_full: problem.expansion(op.coefficients(y_full), basis, T, Phi))
     params = dict(kernel=kernel if isinstance(kernel, str) else getattr(kernel, "__name__", "callable"),
                   sigma=sigma, lam=lam, lam_u=lam_u, balance=balance, eps=eps, search=search, order=order,
                   mu=mu, nu=nu, init=init, restarts=restarts, n_basis=None if basis is None else len(basis),
@@ -655,7 +697,7 @@ def _s2rlsc(engine, X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma
                   polish=polish, n_labeled=l, n_unlabeled=u, operator=op_label)
     labels = classes[(y[l:] > 0).astype(int)]
     return _assemble(S2RLSCResult, "labels_unlabeled", labels, problem, op, y, records, history, status, message,
-                     basis, T, Phi, t_start, t_pre, seed, params, classes)
+                     stop, basis, T, Phi, t_start, t_pre, seed, params, classes)
 
 
 def mmc(X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=False, lam=1.0, balance=0.5, eps=0.1,
@@ -745,10 +787,11 @@ def _mmc(engine, X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=
             return "x0", y0.copy()
         return "random", _init_random(n, balance, valid, g)
 
-    y, records, history, status, message = _search(
+    y, records, history, status, message, stop = _search(
         op, np.empty(0), first_inits, n, balance, eps, valid, search=search, order=order, mu=mu, nu=nu,
         restarts=restarts, tol=tol, max_iter=max_iter, patience=patience, polish=polish, callback=callback, progress=bool(progress),
-        gen=gen, engine=engine)
+        gen=gen, engine=engine, func=func,
+        expansion_of=lambda y_full: problem.expansion(op.coefficients(y_full), basis, T, Phi))
     params = dict(kernel=kernel if isinstance(kernel, str) else getattr(kernel, "__name__", "callable"),
                   sigma=sigma, lam=lam, balance=balance, eps=eps, search=search, order=order, mu=mu, nu=nu,
                   restarts=restarts, n_basis=None if basis is None else len(basis), basis=basis,
@@ -757,4 +800,4 @@ def _mmc(engine, X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=
     classes = np.array([-1, 1])
     labels = classes[(y > 0).astype(int)]
     return _assemble(MMCResult, "labels", labels, problem, op, y, records, history, status, message,
-                     basis, T, Phi, t_start, t_pre, seed, params, classes)
+                     stop, basis, T, Phi, t_start, t_pre, seed, params, classes)
