@@ -388,14 +388,17 @@ def test_callback_stops_and_max_iter_warns():
     X, y = moons(60, 17)
     seen = []
 
-    def cb(t, alpha, b):
+    def cb(intermediate_result):
+        t = intermediate_result.n_iter
         seen.append(t)
+        assert intermediate_result.x.shape == (60,) and np.isfinite(intermediate_result.objective)
         if t == 3:
             raise StopIteration
 
     r = lapsvm(X[:4], y[:4], X[4:], sigma=0.4, gamma_A=1e-2, gamma_I=1.0, stop=None, callback=cb)
     assert r.status == 3 and r.n_iter == 3 and seen == [1, 2, 3] and not r.converged
-    with pytest.warns(ConvergenceWarning, match="max_iter"):
+    assert "iteration 3" in r.message
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
         r = lapsvm(X[:4], y[:4], X[4:], sigma=0.4, gamma_A=1e-2, gamma_I=1.0, stop=None, max_iter=2)
     assert r.status == 2 and not r.converged and r.n_iter == 2
     assert len(r.history["objective"]) == 3

@@ -33,6 +33,24 @@ Any iterative solver can use these rules:
 False
 >>> mon.check(Progress(2, decisions=np.array([1, 1, -1, -1]))).stop
 True
+
+A rule is also a callback of any iterative solver of the toolkit (the one protocol of
+``callback(intermediate_result)``, see :mod:`toolkit._contract`): :class:`EarlyStopping` wraps it,
+reads the fields the rule needs from the solver's intermediate result (or computes them with the
+functions you give), records every check, and raises ``StopIteration`` when the rule fires; the
+solver then ends with status 1 and the rule's :class:`StopEvent` in ``result.stop``. For example
+the validation check along the λ-path of an SVM:
+
+>>> from toolkit import svm_path, kernel_matrix
+>>> from toolkit.early_stopping import EarlyStopping, ValidationCheck
+>>> rng = np.random.default_rng(0)
+>>> X = rng.normal(size=(80, 2)); y = np.where(X[:, 0] + 0.5 * rng.normal(size=80) > 0, 1.0, -1.0)
+>>> K, Kv = kernel_matrix(X[:40], kernel="rbf", sigma=1.0), kernel_matrix(X[40:], X[:40], kernel="rbf", sigma=1.0)
+>>> error = lambda r: np.mean(np.where(r.decision_function(Kv) >= 0, 1.0, -1.0) != y[40:])
+>>> stopper = EarlyStopping(ValidationCheck(eta=0.0, period=5), validation_error=error)
+>>> path = svm_path(K, y[:40], callback=stopper)
+>>> path.status, path.stop.rule
+(1, 'validation')
 """
 from __future__ import annotations
 
@@ -42,12 +60,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from toolkit._contract import RuleFired
 from toolkit._validation import check_option, check_scalar
 
 __all__ = ["Progress", "Check", "StopEvent", "Monitor",
            "StabilityCheck", "ValidationCheck", "MixedCheck",
            "GradientNorm", "PreconditionedGradientNorm", "MixedProduct", "RelativeObjectiveDecrease",
-           "make_rule", "start_monitor", "RULE_NAMES", "default_period"]
+           "make_rule", "start_monitor", "RULE_NAMES", "default_period", "EarlyStopping", "RuleFired"]
 
 #: η of Algorithm 2: stop when fewer than 1.5 % of the unlabelled decisions changed.
 STABILITY_ETA = 0.015
@@ -362,3 +381,152 @@ def start_monitor(rule, n_samples, n_validation=None):
     if isinstance(rule, (ValidationCheck, MixedCheck)):
         return rule.monitor(n_samples, n_validation)
     return rule.monitor(n_samples)
+
+
+# ----------------------------------------------------------------------------- rules as callbacks
+class EarlyStopping:
+    """An early-stopping rule as the ``callback`` of any iterative solver of the toolkit.
+
+    ``EarlyStopping(rule)(intermediate_result)`` is the one callback protocol of
+    :mod:`toolkit._contract`: at every call it builds a :class:`Progress` from the solver's
+    :class:`~toolkit._contract.IntermediateResult` (iteration ``n_iter``), lets the rule's monitor
+    check it, records the check, and when the rule fires raises
+    :class:`~toolkit._contract.RuleFired` (a ``StopIteration``) carrying the :class:`StopEvent`.
+    Every solver then stops cleanly with status 1 ("stopped early by the <rule> rule") and stores
+    the event in ``result.stop``; in your own loop ``except StopIteration`` is enough.
+
+    Parameters
+    ----------
+    rule : rule object or str
+        :class:`StabilityCheck`, :class:`ValidationCheck`, :class:`MixedCheck`, a classic rule, or
+        one of ``RULE_NAMES`` (classic rules built from a name use ``tol``).
+    n_samples : int, default=None
+        ``n`` for the default check period ``θ = √n / 2`` of rules built with ``period=None``;
+        ``None`` takes ``n_samples`` from the intermediate result (PCG provides it) and otherwise
+        checks at every call (restarts, path breakpoints).
+    n_validation : int, default=None
+        ``|V|`` for the default ``η = 1 / |V|`` of the validation check; ``None`` takes
+        ``n_validation`` from the intermediate result when the solver provides it.
+    tol : float, default=1e-6
+        Threshold of a classic rule given by name.
+    **fields : callable
+        How to compute a :class:`Progress` field the solver does not provide, as
+        ``name=function(intermediate_result)``: ``objective``, ``grad_norm``, ``pgrad_norm``,
+        ``mixed_product``, ``decisions`` or ``validation_error``. Fields not given are read from the
+        intermediate result by the same name (when present); each is evaluated only when the rule
+        looks at it.
+
+    Attributes
+    ----------
+    event : StopEvent or None
+        The firing of the last run (None while the rule has not fired).
+    history : dict of ndarray
+        Every check of the last run: ``iteration``, ``value``, ``threshold``, ``stop``.
+
+    Notes
+    -----
+    The monitor (the rule's state) starts afresh when a new run begins, recognised by an
+    iteration counter that does not increase (every solver counts from 0 or 1 within a run), or
+    explicitly by :meth:`reset`. The rules, their constants and references are those of the
+    module docstring (Melacci & Belkin 2011, §4.1, Algorithms 2-3).
+
+    Examples
+    --------
+    Stop the restarts of S²RLSC when the best labelling changes by less than 1.5 %:
+
+    >>> import numpy as np
+    >>> from toolkit import s2rlsc
+    >>> from toolkit.early_stopping import EarlyStopping, StabilityCheck
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(120, 3)); X[:60, 0] -= 3; X[60:, 0] += 3
+    >>> y = np.r_[-np.ones(60), np.ones(60)]
+    >>> lab = np.r_[0, 1, 60, 61]; unl = np.setdiff1d(np.arange(120), lab)
+    >>> fit = s2rlsc(X[lab], y[lab], X[unl], restarts=20, rng=0, callback=EarlyStopping(StabilityCheck()))
+    >>> fit.status, fit.stop.rule, len(fit.restarts) < 20
+    (1, 'stability', True)
+    """
+
+    def __init__(self, rule, *, n_samples=None, n_validation=None, tol=1e-6, **fields):
+        self.rule = make_rule(rule, tol=tol, func="EarlyStopping")
+        if self.rule is None:
+            raise ValueError("The 'rule' parameter of EarlyStopping must be a rule object or one of "
+                             f"{RULE_NAMES}. Got None instead.")
+        unknown = set(fields) - set(Progress._FIELDS)
+        if unknown:
+            raise TypeError(f"EarlyStopping got unknown fields {sorted(unknown)}; expected some of "
+                            f"{Progress._FIELDS}.")
+        for name, fn in fields.items():
+            if not callable(fn):
+                raise TypeError(f"The '{name}' parameter of EarlyStopping must be a function of the "
+                                f"intermediate result. Got {fn!r} instead.")
+        self.n_samples = check_scalar(n_samples, "n_samples", "EarlyStopping", kind=numbers.Integral, low=1,
+                                      allow_none=True)
+        self.n_validation = check_scalar(n_validation, "n_validation", "EarlyStopping", kind=numbers.Integral,
+                                         low=1, allow_none=True)
+        self.fields = dict(fields)
+        self.reset()
+
+    @property
+    def name(self):
+        return self.rule.name
+
+    def reset(self):
+        """Forget the previous run (the monitor starts afresh at the next call)."""
+        self._monitor = None
+        self._last = None
+        self.event = None
+        self._checks = []
+
+    def _start(self, result):
+        n = self.n_samples or result.get("n_samples")
+        n_val = self.n_validation or result.get("n_validation")
+        rule = self.rule
+        if n is None:
+            # no problem size: a rule without its own period checks at every call
+            rule = _with_period(rule)
+            n = 1
+        return start_monitor(rule, n, n_val)
+
+    def _field(self, result, name):
+        if name in self.fields:
+            fn = self.fields[name]
+            return lambda: fn(result)
+        if name in result:
+            return lambda: result[name]
+        return None
+
+    def __call__(self, intermediate_result):
+        result = intermediate_result
+        t = int(result["n_iter"])
+        if self._monitor is None or (self._last is not None and t <= self._last):
+            self.reset()
+            self._monitor = self._start(result)
+        self._last = t
+        progress = Progress(t, **{name: self._field(result, name) for name in Progress._FIELDS})
+        chk = self._monitor.check(progress)
+        if chk is None:
+            return
+        self._checks.append((chk.iteration, chk.value, chk.threshold, chk.stop))
+        if chk.stop:
+            self.event = StopEvent(chk.rule, chk.iteration, chk.value, chk.threshold)
+            raise RuleFired(self.event)
+
+    @property
+    def history(self):
+        cols = list(zip(*self._checks)) if self._checks else [[], [], [], []]
+        return {k: np.asarray(v, dtype=dt) for k, v, dt in
+                zip(("iteration", "value", "threshold", "stop"), cols, (int, float, float, bool))}
+
+    def __repr__(self):
+        return f"EarlyStopping({self.rule!r}, checks={len(self._checks)}, event={self.event})"
+
+
+def _with_period(rule):
+    """The rule with ``period=1`` where it has none of its own (restarts, path breakpoints)."""
+    import dataclasses
+    if isinstance(rule, MixedCheck):
+        return dataclasses.replace(rule, stability=_with_period(rule.stability),
+                                   validation=_with_period(rule.validation))
+    if getattr(rule, "period", 1) is None:
+        return dataclasses.replace(rule, period=1)
+    return rule

@@ -17,20 +17,18 @@ The labelled points with ``m_i > 0`` are the *error vectors* ``E`` (all labelled
 from __future__ import annotations
 
 
+import math
+
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
+from toolkit._contract import (BREAKDOWN, CONVERGED, EARLY_STOP, MAX_ITER, IntermediateResult, lazy,
+                               run_callback)
 from toolkit.early_stopping import Progress, StopEvent
 
-# ------------------------------------------------------------------------------ status table
-STATUS_MESSAGES = {
-    0: "Optimality reached: {detail}.",
-    1: "Stopped early by the {detail}.",
-    2: "Maximum number of iterations ({detail}) reached before convergence.",
-    3: "Stopped by the callback (StopIteration) at iteration {detail}.",
-    4: "Numerical breakdown: {detail}.",
-}
+# The status codes and messages are the toolkit's one table (toolkit._contract.SOLVER_STATUS); the
+# solvers here return a status code and the detail that fills its message.
 
 #: PCG recomputes f = K α + b from scratch (one extra product) every this many iterations, so the
 #: round-off of the recursively updated K d and f cannot drift.
@@ -367,6 +365,34 @@ def _errors(F, target):
     return float(np.mean(decisions_of(F) != target)) if len(target) else 0.0
 
 
+# ------------------------------------------------------------------------------ callbacks
+def _squeeze(a):
+    """One column as the public results show it: ``(n,)`` arrays and float scalars for C = 1."""
+    a = np.asarray(a)
+    if a.shape[-1] != 1:
+        return a
+    return float(a[0]) if a.ndim == 1 else a[:, 0]
+
+
+def _pcg_report(t, alpha, b, f, l, objective, grad_norm, pgrad_norm, mixed, step, validation):
+    """The :class:`~toolkit._contract.IntermediateResult` of PCG iteration ``t``.
+
+    ``x`` and ``alpha``: α (``(n,)`` for two classes, ``(n, C)`` one-vs-all), ``b``, ``objective``
+    (eq. 7 summed over the columns), ``grad_norm`` ``||∇||``, ``pgrad_norm`` ``||∇̂||``,
+    ``mixed_product`` ``sqrt(∇̂ᵀ∇)``, ``step`` (mean line-search step), ``decisions`` on the
+    unlabelled points and, with a validation set, ``validation_error`` (both computed on access),
+    ``n_samples`` and ``n_validation`` (the sizes the rules' default constants use).
+    """
+    alpha, b, f_u = alpha.copy(), b.copy(), f[l:].copy()
+    extras = dict(alpha=_squeeze(alpha), b=_squeeze(b), grad_norm=grad_norm, pgrad_norm=pgrad_norm,
+                  mixed_product=mixed, step=step, decisions=lazy(lambda: decisions_of(f_u)),
+                  n_samples=alpha.shape[0])
+    if validation is not None:
+        extras["validation_error"] = lazy(lambda: _errors(validation[0] @ alpha + b, validation[1]))
+        extras["n_validation"] = len(validation[1])
+    return IntermediateResult(t, extras["alpha"], objective, **extras)
+
+
 # ------------------------------------------------------------------------------ PCG
 def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha0=None, b0=None,
         monitors=(), callback=None, validation=None, unlabeled_truth=None, dtype=np.float64):
@@ -446,11 +472,11 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
         if hasattr(mon.rule, "start"):
             mon.rule.start(mon, {"gradient": gnorm0[0], "preconditioned_gradient": gnorm0[1],
                                  "mixed_product": gnorm0[2]}[mon.rule.name])
-    status, detail, stop_event = 2, str(max_iter), None
+    status, detail, stop_event = MAX_ITER, None, None
     n_ls = 0
     t = 0
     if gnorm0[2] == 0.0 or gnorm0[0] <= tol * grad_zero:
-        status, detail = 0, "the starting point is optimal within tol"
+        status, detail = CONVERGED, "the starting point is optimal within tol"
         max_iter_eff = 0
     else:
         max_iter_eff = max_iter
@@ -480,6 +506,10 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
         direction_kernel(W, S, Kg, Y, gamma_A, gamma_I, hinge, rec)
         obj, grad_norm, pgrad_norm, mixed, restarts, step = rec.tolist()
         hist.append((obj, grad_norm, pgrad_norm, mixed, step, n_ls, int(restarts)))
+        if not math.isfinite(obj):
+            status, detail = BREAKDOWN, (f"the objective became {obj} at iteration {t} (overflow or a kernel "
+                                         "that is not positive semi-definite)")
+            break
         # 5. goal conditions: early-stopping rules first (built only when one is due), then
         # optimality, then the callback
         if monitors and any(due(t) for due in monitor_due):
@@ -504,21 +534,25 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
                     fired = chk
             if fired is not None:
                 stop_event = StopEvent(fired.rule, t, fired.value, fired.threshold)
-                status, detail = 1, f"{fired.rule} rule at iteration {t} ({fired.value:.4g} vs {fired.threshold:.4g})"
+                status, detail = EARLY_STOP, f"{fired.rule} rule at iteration {t} ({fired.value:.4g} vs {fired.threshold:.4g})"
                 break
         if grad_norm <= tol_abs:
-            status, detail = 0, f"||grad|| / ||grad(0)|| = {grad_norm / grad_zero:.3g} <= tol = {tol:g}"
+            status, detail = CONVERGED, f"||grad|| / ||grad(0)|| = {grad_norm / grad_zero:.3g} <= tol = {tol:g}"
             break
         if t > STALL_WINDOW and hist[-STALL_WINDOW - 1][0] - obj <= 8 * _EPS * abs(obj):
-            status, detail = 0, (f"the objective did not decrease over {STALL_WINDOW} iterations (round-off "
-                                 f"level; ||grad|| / ||grad(0)|| = {grad_norm / grad_zero:.3g}, tol = {tol:g})")
+            status, detail = CONVERGED, (f"the objective did not decrease over {STALL_WINDOW} iterations (round-off "
+                                         f"level; ||grad|| / ||grad(0)|| = {grad_norm / grad_zero:.3g}, tol = {tol:g})")
             break
         if callback is not None:
-            try:
-                callback(t, alpha.copy(), b.copy())
-            except StopIteration:
-                status, detail = 3, str(t)
+            report = _pcg_report(t, alpha, b, f, l, obj, grad_norm, pgrad_norm, mixed, step, validation)
+            stop = run_callback(callback, report, f"iteration {t}")
+            if stop is not None:
+                status, detail, stop_event = stop.status, stop.detail, stop.event
                 break
+    else:
+        if status == MAX_ITER:
+            status, detail = MAX_ITER, (f"max_iter={max_iter} iterations, ||grad|| / ||grad(0)|| = "
+                                        f"{hist[-1][1] / grad_zero:.3g} > tol = {tol:g}")
     # final f from scratch so that the reported objective is eq. (7) at the returned (α, b)
     alpha, b = alpha.copy(), b.copy()
     f = np.asarray(matmul(alpha), dtype=float) + b
@@ -532,7 +566,7 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
     return dict(alpha=alpha, b=b, objective=obj, f=f, n_iter=t if max_iter_eff else 0,
                 n_line_search=int(n_ls), status=status, detail=detail, stop_event=stop_event,
                 history={**history, **{"check_" + k: np.asarray(v) for k, v in checks.items()}},
-                n_kernel_products=n_products)
+                n_kernel_products=n_products, fallbacks=(), max_iter=max_iter)
 
 
 # ------------------------------------------------------------------------------ Newton / direct
@@ -554,7 +588,35 @@ def _system(K, idx, base, top_base, L1, gamma_I):
     return A
 
 
-def _direct_squared(K, L, Y, gamma_A, gamma_I, base, top_base, L1):
+def _solve_or_lstsq(A, rhs, what, fallbacks):
+    """``A z = rhs`` by LU; a singular ``A`` (LU breaks down) is solved by least squares instead,
+    and the fallback is appended to ``fallbacks`` (never silent). Returns ``(z, used_lstsq)``."""
+    try:
+        return sla.solve(A, rhs, check_finite=False), False
+    except (sla.LinAlgError, ValueError):
+        z, _, rank, _ = sla.lstsq(A, rhs, check_finite=False)
+        fallbacks.append(f"{what}: the matrix is singular (rank {rank} of {A.shape[0]}); solved by least "
+                         "squares (scipy.linalg.lstsq, minimum-norm solution)")
+        return z, True
+
+
+def _column_objective(alpha_c, b_c, f, Lf, y, gamma_A, gamma_I, hinge):
+    """eq. (7) (or LapRLSC's objective) of one column from ``f = K α + b`` and ``L f``."""
+    l = y.shape[0]
+    loss = loss_terms(1.0 - y * f[:l], hinge).sum()
+    return float(0.5 * (loss + gamma_A * alpha_c @ (f - b_c) + gamma_I * f @ Lf))
+
+
+def _newton_report(n_steps, alpha, b, objective, **extras):
+    """The :class:`~toolkit._contract.IntermediateResult` of a Newton step (or the direct solve):
+    ``x`` and ``alpha``, ``b``, ``objective`` of the column just updated, and ``column``, ``step``
+    (the line-search step, 1 for a full Newton step), ``n_error_vectors``, ``n_samples``."""
+    a = _squeeze(alpha.copy())
+    return IntermediateResult(n_steps, a, objective, alpha=a, b=_squeeze(b.copy()), n_samples=alpha.shape[0],
+                              **extras)
+
+
+def _direct_squared(K, L, Y, gamma_A, gamma_I, base, top_base, L1, callback=None):
     """LapRLSC, eq. (14): one LU factorisation shared by all C right-hand sides (one-vs-all)."""
     n, C = K.shape[0], Y.shape[1]
     l = Y.shape[0]
@@ -563,17 +625,24 @@ def _direct_squared(K, L, Y, gamma_A, gamma_I, base, top_base, L1):
     rhs = np.zeros((n + 1, C))
     rhs[0] = Y.sum(axis=0)
     rhs[1:l + 1] = Y
-    try:
-        z = sla.solve(A, rhs, check_finite=False)
-    except (sla.LinAlgError, ValueError):
-        z = sla.lstsq(A, rhs, check_finite=False)[0]
+    fallbacks = []
+    z, used_lstsq = _solve_or_lstsq(A, rhs, "the system of eq. (14)", fallbacks)
     b, alpha = z[0].copy(), np.ascontiguousarray(z[1:])
     f = K @ alpha + b
     obj = objective(alpha, b, f, L @ f, Y, gamma_A, gamma_I, False)
-    return dict(alpha=alpha, b=b, objective=obj, f=f, n_iter=1, n_line_search=0, status=0,
-                detail="direct solve of eq. (14)", stop_event=None,
-                history={"objective": np.asarray([float(obj.sum())]), "newton_steps": np.ones(C, dtype=int)},
-                n_kernel_products=0)
+    status, detail, stop_event = CONVERGED, "direct solve of eq. (14)" + (
+        " by least squares (singular system)" if used_lstsq else ""), None
+    if callback is not None:
+        stop = run_callback(callback, _newton_report(1, alpha, b, float(obj.sum()), column=None, step=1.0,
+                                                     n_error_vectors=l), "iteration 1 (the direct solve)")
+        if stop is not None:
+            status, detail, stop_event = stop.status, stop.detail, stop.event
+    # α = 0, b = 0 gives every margin 1: the objective there is l / 2 per column
+    history = {"objective": np.asarray([0.5 * l * C, float(obj.sum())]), "lstsq": np.array([False, used_lstsq]),
+               "newton_steps": np.ones(C, dtype=int)}
+    return dict(alpha=alpha, b=b, objective=obj, f=f, n_iter=1, n_line_search=0, status=status,
+                detail=detail, stop_event=stop_event, history=history, n_kernel_products=0,
+                fallbacks=tuple(fallbacks), max_iter=1)
 
 
 def newton(K, L, Y, gamma_A, gamma_I, *, hinge=True, max_iter=50, alpha0=None, b0=None, callback=None):
@@ -588,6 +657,12 @@ def newton(K, L, Y, gamma_A, gamma_I, *, hinge=True, max_iter=50, alpha0=None, b
     by a dense LU factorisation (O(n³)), then takes the exact line-search step towards its
     solution (s = 1 in practice). Converged when the error-vector set E no longer changes after a
     full step. For the squared loss E is all labelled points and one step solves eq. (14).
+    A singular system (LU breaks down, e.g. γ_A = 0 with a singular kernel) is solved by least
+    squares; every such step is listed in ``fallbacks`` and flagged in ``history["lstsq"]``.
+
+    ``history`` has one entry per column start and per step: ``objective`` (of the column being
+    solved), ``column``, ``step`` (NaN at a column start), ``n_error_vectors``, ``lstsq``; and
+    ``newton_steps`` per column. The callback's ``n_iter`` counts steps over all columns.
     """
     n, C = K.shape[0], Y.shape[1]
     l = Y.shape[0]
@@ -597,27 +672,36 @@ def newton(K, L, Y, gamma_A, gamma_I, *, hinge=True, max_iter=50, alpha0=None, b
     base[np.diag_indices(n)] += gamma_A
     top_base = gamma_I * (K @ L1)                          # 1ᵀ L K = (K L 1)ᵀ, L and K symmetric
     if not hinge:
-        return _direct_squared(K, L, Y, gamma_A, gamma_I, base, top_base, L1)
+        return _direct_squared(K, L, Y, gamma_A, gamma_I, base, top_base, L1, callback)
     alpha = np.zeros((n, C)) if alpha0 is None else np.array(alpha0, dtype=float).reshape(n, C)
     b = np.zeros(C) if b0 is None else np.array(b0, dtype=float).reshape(C)
     n_iter = np.zeros(C, dtype=int)
-    status, detail = 0, "the error-vector set no longer changes"
+    status, detail, stop_event = CONVERGED, "the error-vector set no longer changes after a full Newton step", None
     n_ls = 0
-    hist_obj = []
+    n_steps = 0
+    fallbacks = []
+    unfinished = []                                        # (column, points that changed side at the last step)
+    hist = {k: [] for k in ("objective", "column", "step", "n_error_vectors", "lstsq")}
+
+    def record(c, obj_c, s, n_err, lstsq):
+        for key, value in zip(hist, (obj_c, c, s, n_err, lstsq)):
+            hist[key].append(value)
+
     for c in range(C):
         y = Y[:, c]
         f = K @ alpha[:, c] + b[c]
         E = y * f[:l] < 1.0
+        record(c, _column_objective(alpha[:, c], b[c], f, L @ f, y, gamma_A, gamma_I, True), np.nan,
+               int(E.sum()), False)
+        changed = 0
         for t in range(1, max_iter + 1):
             idx = np.flatnonzero(E)
             A = _system(K, idx, base, top_base, L1, gamma_I)
             rhs = np.zeros(n + 1)
             rhs[0] = y[idx].sum()
             rhs[1 + idx] = y[idx]
-            try:
-                z = sla.solve(A, rhs, check_finite=False)
-            except (sla.LinAlgError, ValueError):
-                z = sla.lstsq(A, rhs, check_finite=False)[0]
+            where = f"Newton step {t}" + (f" of column {c}" if C > 1 else "")
+            z, used_lstsq = _solve_or_lstsq(A, rhs, where + " (eq. 11)", fallbacks)
             d_b, d_a = z[0] - b[c], z[1:] - alpha[:, c]
             fd = K @ d_a + d_b
             Lf, Lfd = L @ f, L @ fd                        # exact line search towards z (s = 1 in practice)
@@ -630,27 +714,36 @@ def newton(K, L, Y, gamma_A, gamma_I, *, hinge=True, max_iter=50, alpha0=None, b
             b[c] += s * d_b
             f = f + s * fd
             n_iter[c] = t
+            n_steps += 1
             E_new = y * f[:l] < 1.0
+            obj_c = _column_objective(alpha[:, c], b[c], f, Lf + s * Lfd, y, gamma_A, gamma_I, True)
+            record(c, obj_c, s, int(E_new.sum()), used_lstsq)
             if callback is not None:
-                try:
-                    callback(t, alpha.copy(), b.copy())
-                except StopIteration:
-                    status, detail = 3, str(t)
+                stop = run_callback(callback, _newton_report(n_steps, alpha, b, obj_c, column=c, step=s,
+                                                             n_error_vectors=int(E_new.sum())), where)
+                if stop is not None:
+                    status, detail, stop_event = stop.status, stop.detail, stop.event
                     break
             if s == 1.0 and np.array_equal(E_new, E):
                 break
             if s == 0.0 and np.array_equal(E_new, E):
                 break                                      # no descent possible: at the optimum
+            changed = int(np.sum(E_new != E))
             E = E_new
         else:
-            status, detail = 2, str(max_iter)
-        if status == 3:
+            unfinished.append((c, changed))
+        if status != CONVERGED:                           # the callback stopped
             break
+    if unfinished and status == CONVERGED:
+        cols = ", ".join(f"{c} ({k} changed)" if C > 1 else f"{k} labelled points changed side at the last step"
+                         for c, k in unfinished)
+        status, detail = MAX_ITER, (f"max_iter={max_iter} Newton steps without a fixed error-vector set ("
+                                    + ("columns " if C > 1 else "") + cols + ")")
     f = K @ alpha + b
     Lf = L @ f
     obj = objective(alpha, b, f, Lf, Y, gamma_A, gamma_I, True)
-    hist_obj.append(float(obj.sum()))
+    history = {k: np.asarray(v, dtype=dt) for (k, v), dt in zip(hist.items(), (float, int, float, int, bool))}
+    history["newton_steps"] = n_iter.copy()
     return dict(alpha=alpha, b=b, objective=obj, f=f, n_iter=int(n_iter.max()), n_line_search=n_ls,
-                status=status, detail=detail, stop_event=None,
-                history={"objective": np.asarray(hist_obj), "newton_steps": n_iter.copy()},
-                n_kernel_products=0)
+                status=status, detail=detail, stop_event=stop_event, history=history,
+                n_kernel_products=0, fallbacks=tuple(fallbacks), max_iter=max_iter)

@@ -30,23 +30,21 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
 from toolkit.manifold import _core as core
+from toolkit._contract import (BREAKDOWN, CONVERGED, MAX_ITER, ConvergenceWarning, is_converged, status_message,
+                               warn_not_converged)
 from toolkit._validation import (check_consistent_rows, check_features, check_matrix, check_option,
-                                 check_scalar)
+                                 check_rng, check_scalar)
 from toolkit.early_stopping import StopEvent, make_rule, start_monitor, ValidationCheck, MixedCheck
 from toolkit.graphs import (graph_laplacian, knn_graph, knn_graph_from_kernel, laplacian_operator, METRICS,
                             WEIGHTS)
 from toolkit.kernels import kernel_matrix
 
-__all__ = ["lapsvm", "laprlsc", "lapsvm_dual", "LapSVMResult"]
+__all__ = ["lapsvm", "laprlsc", "lapsvm_dual", "LapSVMResult", "ConvergenceWarning"]
 
 
 #: with neighbor_search="auto", the kNN graph of an RBF problem is read off the kernel matrix from this
 #: many points on: there the O(n² d) neighbour search costs as much as the kernel itself.
 KNN_FROM_KERNEL_MIN_N = 5000
-
-
-class ConvergenceWarning(UserWarning):
-    """The solver stopped at ``max_iter`` before its goal condition."""
 
 
 # ------------------------------------------------------------------------------ result
@@ -67,7 +65,10 @@ class LapSVMResult:
     converged : bool
         True when the solver ended on its goal condition (optimality or an early-stopping rule).
     status : int
-        0 optimal, 1 stopped early by a rule, 2 ``max_iter`` reached, 3 stopped by the callback.
+        The toolkit's one status table (:data:`toolkit.SOLVER_STATUS`): 0 optimal, 1 stopped
+        early by a rule (``stop=`` or a rule passed as ``callback``), 2 ``max_iter`` reached (with a
+        :class:`~toolkit.ConvergenceWarning`), 3 stopped by the callback, 4 numerical breakdown (a
+        non-finite objective).
     message : str
     n_iter : int
         PCG iterations, or Newton steps (the largest over the one-vs-all problems).
@@ -77,10 +78,18 @@ class LapSVMResult:
         The early-stopping rule that fired, when and on which value.
     stop_reason : str
     history : mapping of str to ndarray
-        Per iteration: ``objective``, ``grad_norm`` (``||∇||``), ``pgrad_norm`` (``||∇̂||``),
-        ``mixed_product``, ``step``, ``line_search_iters`` (cumulative), ``restarts``; at each
-        rule check: ``check_iteration``, ``check_rule``, ``check_value``, ``check_threshold``,
-        ``check_stop``, ``check_error_U`` (if ``y_unlabeled`` was given) and ``check_error_V``.
+        PCG, per iteration (iteration 0 first): ``objective``, ``grad_norm`` (``||∇||``),
+        ``pgrad_norm`` (``||∇̂||``), ``mixed_product``, ``step``, ``line_search_iters``
+        (cumulative), ``restarts``; at each check of the ``stop`` rule: ``check_iteration``,
+        ``check_rule``, ``check_value``, ``check_threshold``, ``check_stop``, ``check_error_U``
+        (if ``y_unlabeled`` was given) and ``check_error_V``. Newton, at each column start and
+        after every step: ``objective`` (of the column), ``column``, ``step``,
+        ``n_error_vectors``, ``lstsq`` (the step's system was solved by least squares), and
+        ``newton_steps`` per column. The direct solve and the dual: ``objective`` at the start
+        (α = 0, b = 0) and at the solution.
+    fallbacks : tuple of str
+        Every numerical fallback the solver took, one sentence each (a singular Newton / eq. (14)
+        system solved by least squares); empty when none was needed.
     timings : mapping of str to float
         Seconds spent building the kernel, the graph Laplacian, and solving.
     method, loss : str
@@ -106,6 +115,7 @@ class LapSVMResult:
     classes: np.ndarray
     params: Any
     X_train: Any = field(repr=False)
+    fallbacks: tuple = ()
 
     # -------------------------------------------------------------- prediction
     def decision_function(self, X):
@@ -142,6 +152,7 @@ class LapSVMResult:
             f"  iterations = {self.n_iter}, line-search pieces = {self.n_line_search}",
             f"  time: kernel {t['kernel']:.3f} s, graph {t['graph']:.3f} s, solve {t['solve']:.3f} s",
         ]
+        lines += [f"  fallback: {text}" for text in self.fallbacks]
         return "\n".join(lines)
 
     def _kernel_text(self):
@@ -317,29 +328,34 @@ def _unlabeled_targets(y_unlabeled, u, classes, func, C):
     y_u = np.asarray(y_unlabeled)
     if y_u.shape != (u,):
         raise ValueError(f"{func}: 'y_unlabeled' has shape {y_u.shape} but X_unlabeled has {u} rows.")
+    unknown = ~np.isin(y_u, classes)
+    if unknown.any():
+        raise ValueError(f"{func}: 'y_unlabeled' contains labels not in y_labeled's classes {classes.tolist()}: "
+                         f"{np.unique(y_u[unknown]).tolist()[:5]} ({int(unknown.sum())} of {u} points).")
     idx = np.searchsorted(classes, y_u)
-    idx = np.clip(idx, 0, len(classes) - 1)
     return np.where(idx == 1, 1, -1) if C == 1 else idx
 
 
-def _finish(raw, *, func, method, loss, classes, params, X, timings, t_solve, warn_fix):
+def _finish(raw, *, func, method, loss, classes, params, X, timings, t_solve, warn_fix, stacklevel=4):
     C = raw["alpha"].shape[1]
     alpha = raw["alpha"][:, 0].copy() if C == 1 else raw["alpha"]
     b = float(raw["b"][0]) if C == 1 else np.asarray(raw["b"])
     obj = float(raw["objective"][0]) if C == 1 else np.asarray(raw["objective"])
     status = raw["status"]
-    message = core.STATUS_MESSAGES[status].format(detail=raw["detail"])
-    if status == 2:
-        warnings.warn(f"{func} (method={method!r}) did not converge: {message} Increase max_iter "
-                      f"(now {raw['detail']}){warn_fix}.", ConvergenceWarning, stacklevel=3)
+    message = status_message(status, raw["detail"])
+    if status in (MAX_ITER, BREAKDOWN):
+        remedy = (f"Increase max_iter (now {raw['max_iter']}){warn_fix}." if status == MAX_ITER else
+                  "Check the kernel (positive semi-definite, finite) and the scale of gamma_A / gamma_I.")
+        warn_not_converged(f"{func} (method={method!r})", message, remedy, stacklevel=stacklevel)
     stop = raw["stop_event"]
     stop_reason = str(stop) if stop is not None else message
     return LapSVMResult(
-        alpha=alpha, b=b, objective=obj, converged=status in (0, 1), status=status, message=message,
+        alpha=alpha, b=b, objective=obj, converged=is_converged(status), status=status, message=message,
         n_iter=int(raw["n_iter"]), n_line_search=int(raw["n_line_search"]), stop=stop,
         stop_reason=stop_reason, history=MappingProxyType(raw["history"]),
         timings=MappingProxyType({**timings, "solve": t_solve}), method=method, loss=loss,
-        classes=classes, params=MappingProxyType({**params, "solver": func, "method": method}), X_train=X)
+        classes=classes, params=MappingProxyType({**params, "solver": func, "method": method}), X_train=X,
+        fallbacks=tuple(raw.get("fallbacks", ())))
 
 
 _THREADPOOLS = None
@@ -363,9 +379,12 @@ def _blas_limit(threads):
 
 def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, coef0,
          gamma_A, gamma_I, neighbors, degree, normalized, weight, metric, method, stop, validation,
-         y_unlabeled, tol, max_iter, x0, callback, gram, laplacian_matrix, dtype, blas_threads,
+         y_unlabeled, tol, max_iter, x0, callback, rng, gram, laplacian_matrix, dtype, blas_threads,
          neighbor_search):
     check_option(method, "method", func, ("newton", "pcg") if hinge else ("direct", "pcg"))
+    if callback is not None and not callable(callback):
+        raise TypeError(f"The 'callback' parameter of {func} must be callable or None. Got {callback!r} instead.")
+    check_rng(rng)                       # validated for the uniform contract; nothing is drawn
     blas_threads = check_scalar(blas_threads, "blas_threads", func, kind=numbers.Integral, low=1, allow_none=True)
     tol = check_scalar(tol, "tol", func, low=0.0)
     max_iter = check_scalar(max_iter, "max_iter", func, kind=numbers.Integral, low=0, allow_none=True)
@@ -474,14 +493,24 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
         PCG optimality: stop when ``||∇|| <= tol ||∇(z=0)||`` (the gradient at α = 0, b = 0, so
         the test means the same for warm starts); also the threshold of classic rules named by string.
     max_iter : int, default=None
-        ``None``: ``10 n`` PCG iterations, 50 Newton steps. A ``ConvergenceWarning`` is issued when
-        it is reached.
+        ``None``: ``10 n`` PCG iterations, 50 Newton steps. Reaching it gives status 2 and a
+        :class:`~toolkit.ConvergenceWarning` quoting the gradient norm reached.
     x0 : LapSVMResult or tuple (alpha, b), default=None
         Warm start, e.g. the solution for neighbouring (γ_A, γ_I) on a grid.
     callback : callable, default=None
-        ``callback(iteration, alpha, b)`` after each iteration; raising ``StopIteration`` stops.
+        ``callback(intermediate_result)`` after every PCG iteration / Newton step (the toolkit's
+        one protocol, :mod:`toolkit._contract`), with an :class:`~toolkit.IntermediateResult`:
+        ``n_iter``, ``x`` (= ``alpha``), ``b``, ``objective``; PCG adds ``grad_norm``,
+        ``pgrad_norm``, ``mixed_product``, ``step``, ``decisions`` (unlabelled points),
+        ``validation_error`` (with ``validation``), ``n_samples``, ``n_validation``; Newton adds
+        ``column``, ``step``, ``n_error_vectors``. Raising ``StopIteration`` stops cleanly with
+        status 3; a rule of :mod:`toolkit.early_stopping` wrapped in
+        :class:`~toolkit.early_stopping.EarlyStopping` stops with status 1 and is recorded in
+        ``stop``.
     rng : None, int or Generator, default=None
-        Unused (the solvers are deterministic); accepted for the uniform solver contract.
+        Accepted for the uniform solver contract and validated. Nothing here is random (the kNN
+        graph is exact, PCG and Newton are deterministic), so the result is the same for every
+        ``rng``.
     gram : ndarray of shape (n, n), default=None
         Precomputed kernel matrix of ``[X_labeled; X_unlabeled]`` (skips kernel construction, e.g.
         across a parameter grid). ``X`` is still needed for prediction.
@@ -504,15 +533,18 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
     Returns
     -------
     result : LapSVMResult
-        ``alpha``, ``b``, ``objective`` (eq. 7 at the returned ``α, b``), ``n_iter``,
-        ``stop_reason``, ``history``, ``timings`` (kernel / graph / solve), ``predict``,
-        ``decision_function``, ``summary()``.
+        ``alpha``, ``b``, ``objective`` (eq. 7 at the returned ``α, b``), ``converged``,
+        ``status`` and ``message`` (the one status table, :data:`toolkit.SOLVER_STATUS`: 0 optimal,
+        1 early-stopping rule, 2 ``max_iter``, 3 callback, 4 breakdown), ``n_iter``, ``stop``,
+        ``stop_reason``, ``history``, ``fallbacks``, ``timings`` (kernel / graph / solve),
+        ``predict``, ``decision_function``, ``summary()``.
 
     Notes
     -----
     Costs: kernel O(n² d), graph O(n² d) (brute force) or less, PCG O(n²) per iteration,
     Newton O(n³) per step (plus the dense ``L K`` product). Newton's method assumes the system of
-    eq. (10) is non-singular (true for γ_A > 0). Early-stopped PCG solutions are approximate by
+    eq. (10) is non-singular (true for γ_A > 0); a singular one is solved by least squares and
+    listed in ``fallbacks`` (and ``history["lstsq"]``). Early-stopped PCG solutions are approximate by
     design; the objective and the stopping rule that fired are in the result.
 
     References
@@ -538,7 +570,7 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
                 kernel_degree=kernel_degree, coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I,
                 neighbors=neighbors, degree=degree, normalized=normalized, weight=weight, metric=metric,
                 method=method, stop=stop, validation=validation, y_unlabeled=y_unlabeled, tol=tol,
-                max_iter=max_iter, x0=x0, callback=callback, gram=gram, laplacian_matrix=laplacian_matrix,
+                max_iter=max_iter, x0=x0, callback=callback, rng=rng, gram=gram, laplacian_matrix=laplacian_matrix,
                 dtype=dtype, blas_threads=blas_threads, neighbor_search=neighbor_search)
 
 
@@ -562,8 +594,10 @@ def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma
     Parameters
     ----------
     method : {"direct", "pcg"}, default="direct"
-        ``"direct"``: one dense LU solve of eq. (14) with ``P = diag(1, K)`` factored out, O(n³).
-        ``"pcg"``: Algorithm 1 with the closed-form step ``s* = -∇ᵀd / dᵀHd`` (linear CG).
+        ``"direct"``: one dense LU solve of eq. (14) with ``P = diag(1, K)`` factored out, O(n³)
+        (least squares when the system is singular, listed in ``fallbacks``); the callback is
+        called once, after the solve (``n_iter = 1``). ``"pcg"``: Algorithm 1 with the
+        closed-form step ``s* = -∇ᵀd / dᵀHd`` (linear CG).
     stop : str, rule object or None, default=None
         Early-stopping rule for ``method="pcg"``; ``None`` runs to ``tol``.
 
@@ -587,7 +621,7 @@ def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma
                 kernel_degree=kernel_degree, coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I,
                 neighbors=neighbors, degree=degree, normalized=normalized, weight=weight, metric=metric,
                 method=method, stop=stop, validation=validation, y_unlabeled=y_unlabeled, tol=tol,
-                max_iter=max_iter, x0=x0, callback=callback, gram=gram, laplacian_matrix=laplacian_matrix,
+                max_iter=max_iter, x0=x0, callback=callback, rng=rng, gram=gram, laplacian_matrix=laplacian_matrix,
                 dtype=dtype, blas_threads=blas_threads, neighbor_search=neighbor_search)
 
 
@@ -610,12 +644,17 @@ def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, g
 
     Parameters are those of :func:`lapsvm` (``tol`` and ``max_iter`` are passed to SVC; ``x0``
     and ``callback`` are not supported by SVC and must be None). Requires ``gamma_A > 0``.
+    SVC's warnings reach the caller; when libsvm stops at ``max_iter`` the result has status 2
+    and a :class:`~toolkit.ConvergenceWarning` says so (SVC's own ``ConvergenceWarning`` is
+    folded into it).
 
     Returns
     -------
     result : LapSVMResult
         ``method="dual"``, ``objective`` the hinge primal above; ``n_iter`` the SVC iterations
-        (summed over one-vs-all problems).
+        (summed over one-vs-all problems); ``status`` 0 (libsvm reached ``tol``) or 2 (libsvm
+        stopped at ``max_iter``); ``history``: ``objective`` at α = 0, b = 0 and at the solution,
+        ``svc_iterations`` per one-vs-all problem.
 
     Notes
     -----
@@ -623,6 +662,7 @@ def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, g
     reused by all one-vs-all problems) and O(l³) for the SVM. As in Belkin et al. (2006), the
     intrinsic term does not include the bias (``αᵀK L K α``), unlike eq. (7) of the primal.
     """
+    from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
     from sklearn.svm import SVC
     import scipy.linalg as sla
 
@@ -654,27 +694,44 @@ def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, g
     G = 0.5 * (G + G.T)
     alpha = np.zeros((n, C))
     b = np.zeros(C)
-    n_iter = 0
+    svc_iterations = np.zeros(C, dtype=int)
+    stopped_early = []                                     # one-vs-all problems where libsvm hit max_iter
     for c in range(C):
         svc = SVC(C=1.0, kernel="precomputed", tol=tol, max_iter=-1 if max_iter is None else max_iter)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             svc.fit(G, Y[:, c])
+        svc_iterations[c] = int(np.sum(svc.n_iter_))
+        hit = max_iter is not None and svc_iterations[c] >= max_iter
+        for w in caught:                                   # SVC's warnings reach the caller
+            if issubclass(w.category, SklearnConvergenceWarning):
+                hit = True                                 # reported below as the toolkit's ConvergenceWarning
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+        if hit:
+            stopped_early.append(c)
         coef = np.zeros(l)
         coef[svc.support_] = svc.dual_coef_[0]             # y_i β_i, signed for classes_ = [-1, +1]
         alpha[:, c] = Xsol @ coef
         b[c] = svc.intercept_[0]
-        n_iter += int(np.sum(svc.n_iter_))
+    n_iter = int(svc_iterations.sum())
     f = K @ alpha + b
     hinge = np.maximum(1.0 - Y * f[:l], 0.0).sum(axis=0)
     Ka = K @ alpha
     LKa = L @ Ka
     obj = hinge + gA * np.einsum("ij,ij->j", alpha, Ka) + gI * np.einsum("ij,ij->j", Ka, LKa)
     t_solve = time.perf_counter() - t0
-    raw = dict(alpha=alpha, b=b, objective=obj, n_iter=n_iter, n_line_search=0, status=0,
-               detail="SVC solved the dual (eq. 6)", stop_event=None,
-               history={"objective": np.asarray([float(obj.sum())])})
+    if stopped_early:
+        which = f" in {len(stopped_early)} of {C} one-vs-all problems" if C > 1 else ""
+        status, detail = MAX_ITER, (f"libsvm (scikit-learn's SVC) stopped at max_iter={max_iter} iterations"
+                                    f"{which} before reaching tol={tol:g}")
+    else:
+        status, detail = CONVERGED, f"SVC solved the dual (eq. 6) to tol={tol:g} in {n_iter} libsvm iterations"
+    # α = 0, b = 0: every hinge term is 1, the objective is l per problem
+    raw = dict(alpha=alpha, b=b, objective=obj, n_iter=n_iter, n_line_search=0, status=status,
+               detail=detail, stop_event=None, max_iter=max_iter,
+               history={"objective": np.asarray([float(l * C), float(obj.sum())]), "svc_iterations": svc_iterations})
     params.update(stop=None, tol=tol)
     return _finish(raw, func=func, method="dual", loss="hinge", classes=classes, params=params, X=X,
-                   timings=timings, t_solve=t_solve, warn_fix="")
+                   timings=timings, t_solve=t_solve, warn_fix=f", or loosen tol (now {tol:g})", stacklevel=3)
 
