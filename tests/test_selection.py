@@ -78,7 +78,7 @@ def moons():
 
     X, y = make_moons(160, noise=0.1, random_state=0)
     y = 2 * y - 1
-    return X, y, Indices(np.arange(16), np.arange(16, 100), np.arange(100, 160), np.arange(100, 120))
+    return X, y, Indices(np.arange(16), np.arange(16, 100), np.arange(120, 160), np.arange(100, 120))  # V and T disjoint
 
 
 def test_select_labeled_cv_tidy_output(moons):
@@ -203,7 +203,10 @@ def test_select_bad_input(moons):
         select("rlsc", X, y, split, scenario="oracle")
     with pytest.raises(ValueError, match="lam"):  # the solver's own message for a value outside its domain
         select("rlsc", X, y, split, grid={"lam": [-1.0]}, fixed={"kernel": "linear"}, n_folds=2, progress=False)
-    tiny = Indices(np.array([0, 1, 2]), split.unlabeled, split.test)
+    one_class = Indices(np.flatnonzero(y[:16] > 0)[:3], split.unlabeled, split.test)
+    with pytest.raises(ValueError, match=r"labelled rows exactly two classes. Got \[1\]"):
+        select("rlsc", X, y, one_class, progress=False)
+    tiny = Indices(np.r_[np.flatnonzero(y[:16] > 0)[:2], np.flatnonzero(y[:16] < 0)[:1]], split.unlabeled, split.test)
     with pytest.raises(ValueError, match="labelled points per class"):
         select("rlsc", X, y, tiny, progress=False)
     assert get_method("rlsc") is METHODS["rlsc"]

@@ -42,7 +42,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from toolkit._validation import check_option, check_rng, check_scalar
+from toolkit._validation import (check_consistent_rows, check_disjoint, check_indices, check_matrix, check_option,
+                                 check_rng, check_scalar)
 
 __all__ = [
     "SemiSupervisedKFold", "select", "Selection", "Indices", "Method", "METHODS", "register_method",
@@ -549,13 +550,16 @@ class Indices:
         if isinstance(split, Indices):
             return split
         if isinstance(split, (tuple, list)):
-            return cls(*[None if s is None else np.asarray(s, dtype=int) for s in split])
+            if not 3 <= len(split) <= 4:
+                raise TypeError("A split given as a tuple must be (labeled, unlabeled, test[, validation]). "
+                                f"Got {len(split)} entries instead.")
+            return cls(*[None if s is None else np.asarray(s) for s in split])
 
         def get(*names):
             for name in names:
                 value = split.get(name) if isinstance(split, Mapping) else getattr(split, name, None)
                 if value is not None:
-                    return np.asarray(value, dtype=int)
+                    return np.asarray(value)   # kept as given: select refuses float or negative indices
             return None
 
         labeled = get("labeled", "labelled", "L", "l")
@@ -737,17 +741,25 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
     X : array-like or sparse matrix of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
         The true labels of every row (two classes); the labels of unlabelled and test rows are
-        only used to score.
+        only used to score. Labelled, validation and test rows need labels of the two labelled
+        classes; an unlabelled row may have NaN (unknown), and ``unlabeled_error`` is then
+        computed over the unlabelled rows with known labels (NaN when there are none).
     split : Indices, mapping or object with ``labeled``, ``unlabeled``, ``test`` (and optionally
-        ``validation``) index arrays, e.g. the result of ``toolkit.data.split``.
+        ``validation``) index arrays, e.g. the result of ``toolkit.data.split``. Distinct,
+        non-negative integer row indices below ``n_samples``; the sets are disjoint, except that
+        ``test`` may be the very set ``unlabeled`` (transductive evaluation, as in
+        ``toolkit.data.fixed_splits``). ``test`` must not be empty when it is scored (``refit``
+        or ``scenario="test-set"``).
     grid : mapping, default=None
-        Parameter -> values; ``None`` uses the method's default grid. Kernel parameters
+        Parameter -> values (at least one each; ``{}`` fits the ``fixed`` parameters without
+        selection); ``None`` uses the method's default grid. Kernel parameters
         (``kernel``, ``sigma``, ``sigma_scale`` = multiples of the width heuristic ``s``,
         ``degree``) may be gridded too; one kernel matrix is computed per kernel setting and fold.
     scenario : {"labeled-cv", "test-set", "validation"}, default="labeled-cv"
         See the module docstring; ``"test-set"`` is labelled non-realistic in every output.
     n_folds : int, default=5
-        Folds of the labelled points for ``"labeled-cv"``.
+        Folds of the labelled points for ``"labeled-cv"``, stratified by class: every class needs
+        at least 2 labelled points and some class at least ``n_folds``.
     fixed : mapping, default=None
         Parameters passed unchanged to every fit (e.g. ``{"kernel": "rbf", "sigma_scale": 0.5}``).
     refit : {"min", "1se"} or False, default="min"
@@ -796,21 +808,14 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
     generator, seed = check_rng(rng)
     if seed is None:
         seed = int(generator.integers(2**31))
-    idx = Indices.of(split)
-    X = X if hasattr(X, "shape") else np.asarray(X)
-    y = np.asarray(y)
-    grid = dict(m.grid if grid is None else grid)
-    fixed = dict(fixed or {})
-    for name in list(grid) + list(fixed):
-        if name not in m.valid_params:
-            raise ValueError(f"Unknown parameter {name!r} for method {m.name!r}. "
-                             f"Valid parameters: {', '.join(m.valid_params)}.")
+    X, y, idx, classes, known_unlabeled = _check_data(X, y, Indices.of(split), scenario, refit)
+    grid, fixed = _check_grid(m, grid, fixed)
     if scenario == "validation" and (idx.validation is None or len(idx.validation) == 0):
         raise ValueError("scenario='validation' needs a split with 'validation' indices.")
     if scenario == "test-set" and m.balance_param and m.balance_param not in grid and m.balance_param not in fixed:
         # the non-realistic scenario estimates b_c from all available labels (Gieseke et al. 2012, §4.1.2)
         pos = _pos_neg(y[idx.labeled])[0]
-        all_lab = np.concatenate([idx.labeled, idx.unlabeled, idx.test])
+        all_lab = np.unique(np.concatenate([idx.labeled, idx.unlabeled[known_unlabeled], idx.test]))
         fixed[m.balance_param] = float(np.mean(y[all_lab] == pos))
     combos = [{**fixed, **c} for c in _expand_grid(grid)] or [dict(fixed)]
     kernel_groups: dict[str, tuple[dict, list]] = {}
@@ -831,11 +836,13 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
         metric = "cv_error"
         from sklearn.model_selection import StratifiedKFold
 
-        _, counts = np.unique(y[idx.labeled], return_counts=True)
-        if counts.min() < 2 or idx.labeled.size < n_folds:
-            raise ValueError(f"select: scenario 'labeled-cv' with n_folds={n_folds} needs at least 2 labelled points "
-                             f"per class and {n_folds} in all, so that every training fold has both classes; the "
-                             f"split has {counts.tolist()}.")
+        labels, counts = np.unique(y[idx.labeled], return_counts=True)
+        if counts.min() < 2 or counts.max() < n_folds:
+            per_class = ", ".join(f"{c!r}: {k}" for c, k in zip(labels.tolist(), counts.tolist()))
+            raise ValueError(f"The 'n_folds' parameter of select (scenario 'labeled-cv') needs at least 2 labelled "
+                             f"points per class and at least n_folds={n_folds} in some class, so that the "
+                             f"stratified folds exist and every training fold has both classes. Got {{{per_class}}} "
+                             f"labelled points per class instead; lower 'n_folds' or label more points.")
         folds = StratifiedKFold(n_folds, shuffle=True, random_state=seed)
         with warnings.catch_warnings():  # "least populated class has fewer members than n_splits" is expected
             warnings.simplefilter("ignore", UserWarning)
@@ -890,7 +897,7 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
         model = m.fit(Xl, yl, Xu, kernel=kernel, rng=seed, **rest)
         seconds = time.perf_counter() - start
         test_error = _error(model, _take(X, idx.test), y[idx.test])
-        unlabeled_error = _error(model, Xu, y[idx.unlabeled])
+        unlabeled_error = _error(model, _take(Xu, np.flatnonzero(known_unlabeled)), y[idx.unlabeled][known_unlabeled])
         extra = [("test_error", test_error), ("unlabeled_error", unlabeled_error)]
         if idx.validation is not None and len(idx.validation):
             extra.append(("validation_error", _error(model, _take(X, idx.validation), y[idx.validation])))
@@ -901,6 +908,87 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
     return Selection(results=table, summary_table=summary_table, lambda_min=lambda_min, lambda_1se=lambda_1se,
                      best_params=best, model=model, test_error=test_error, unlabeled_error=unlabeled_error,
                      scenario=label, method=m.name, seed=seed, realistic=scenario != "test-set")
+
+
+def _check_data(X, y, idx, scenario, refit):
+    """Validate ``X``, ``y`` and the split against each other, once, at the boundary of :func:`select`.
+
+    Returns ``X`` (float array or CSR), ``y``, the split with int64 indices, the two labelled
+    classes and the mask of unlabelled rows whose label is known (one of the classes).
+    """
+    func = "select"
+    X = check_matrix(X, "X", func)
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"The 'y' parameter of {func} must be a 1-d array of labels. Got an array of shape "
+                         f"{y.shape} instead.")
+    if y.dtype.kind == "c":
+        raise TypeError(f"The 'y' parameter of {func} must hold real class labels. Got dtype {y.dtype} instead.")
+    check_consistent_rows(func, X=X, y=y)
+    n = X.shape[0]
+    sets = {name: check_indices(getattr(idx, name), name, func, n)
+            for name in ("labeled", "unlabeled", "test")}
+    sets["validation"] = None if idx.validation is None else check_indices(idx.validation, "validation", func, n)
+    check_disjoint(func, allow_equal=(("test", "unlabeled"),), **sets)
+    idx = Indices(sets["labeled"], sets["unlabeled"], sets["test"], sets["validation"])
+    if idx.test.size == 0 and (refit or scenario == "test-set"):
+        raise ValueError(f"The 'test' indices of the split given to {func} must not be empty: the test error is "
+                         f"computed from them{' (scenario test-set selects on them)' if scenario == 'test-set' else ''}. "
+                         "Got 0 test rows instead; pass refit=False to skip the refit.")
+    if idx.labeled.size == 0:
+        raise ValueError(f"The 'labeled' indices of the split given to {func} must not be empty. Got 0 rows instead.")
+    y_labeled = y[idx.labeled]
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y_labeled)):
+        bad = idx.labeled[~np.isfinite(y_labeled)]
+        raise ValueError(f"The 'y' parameter of {func} must have a finite label on every labelled row. "
+                         f"Got NaN or inf on {bad.size} labelled rows (e.g. row {int(bad[0])}) instead.")
+    classes = np.unique(y_labeled)
+    if classes.size != 2:
+        raise ValueError(f"The 'y' parameter of {func} must give the labelled rows exactly two classes. "
+                         f"Got {classes.tolist()} instead.")
+    for name in ("test", "validation"):
+        rows = getattr(idx, name)
+        if rows is None or rows.size == 0:
+            continue
+        other = ~np.isin(y[rows], classes)
+        if other.any():
+            shown = ", ".join(repr(v) for v in np.unique(y[rows][other])[:3].tolist())
+            raise ValueError(f"The 'y' parameter of {func} must give every {name} row a label of the labelled classes "
+                             f"{classes.tolist()} (NaN is not a label: {name} rows are scored). Got {int(other.sum())} "
+                             f"{name} rows labelled otherwise (e.g. row {int(rows[other][0])}: {shown}) instead.")
+    known = np.isin(y[idx.unlabeled], classes)
+    other = y[idx.unlabeled][~known]
+    if y.dtype.kind == "f":
+        other = other[~np.isnan(other)]      # NaN: the label of an unlabelled row is unknown
+    if other.size:
+        shown = ", ".join(repr(v) for v in np.unique(other)[:3].tolist())
+        raise ValueError(f"The 'y' parameter of {func} must give every unlabelled row a label of the labelled classes "
+                         f"{classes.tolist()} or NaN (unknown). Got {other.size} unlabelled rows labelled "
+                         f"otherwise ({shown}) instead.")
+    return X, y, idx, classes, known
+
+
+def _check_grid(m, grid, fixed):
+    """The parameter grid and fixed parameters of :func:`select`: mappings of known names, no empty value list."""
+    func = "select"
+    grid = m.grid if grid is None else grid
+    if not isinstance(grid, Mapping):
+        raise TypeError(f"The 'grid' parameter of {func} must be a mapping of parameter -> values. "
+                        f"Got {type(grid).__name__} instead.")
+    fixed = {} if fixed is None else fixed
+    if not isinstance(fixed, Mapping):
+        raise TypeError(f"The 'fixed' parameter of {func} must be a mapping of parameter -> value. "
+                        f"Got {type(fixed).__name__} instead.")
+    grid, fixed = dict(grid), dict(fixed)
+    for name in list(grid) + list(fixed):
+        if name not in m.valid_params:
+            raise ValueError(f"Unknown parameter {name!r} for method {m.name!r}. "
+                             f"Valid parameters: {', '.join(m.valid_params)}.")
+    for name, values in grid.items():
+        if isinstance(values, (list, tuple, np.ndarray)) and len(values) == 0:
+            raise ValueError(f"The 'grid' parameter of {func} must give at least one value for every parameter "
+                             f"(an empty grid {{}} fits the fixed parameters). Got no values for {name!r} instead.")
+    return grid, fixed
 
 
 def _execute(method, X, y, jobs, width, seed, base, *, n_jobs, progress, warm_start=True):
