@@ -182,7 +182,8 @@ def test_path_ends_when_left_set_empties_or_at_lambda_min():
     np.testing.assert_allclose(path.decision_function(Kt, path.breakpoints[-1] / 10), f_last, rtol=1e-9, atol=1e-9)
     stop = path.breakpoints[len(path.breakpoints) // 2] * 0.999
     short = svm_path(K, y, lambda_min=stop)
-    assert short.status == 2 and short.breakpoints[-1] == pytest.approx(stop)
+    assert short.status == 5 and short.converged and short.breakpoints[-1] == pytest.approx(stop)
+    assert "lambda_min" in short.message
     np.testing.assert_allclose(short.decision_function(Kt, stop * 1.5), path.decision_function(Kt, stop * 1.5),
                                rtol=1e-10, atol=1e-10)
     with pytest.raises(ValueError, match="lambda_min"):
@@ -263,7 +264,8 @@ def test_path_without_any_event():
     y[0], y[1] = 1.0, -1.0
     K = X @ X.T + 1.0
     path = svm_path(K, y)
-    assert path.status == 5 and path.breakpoints.size == 1 and path.n_iter == 0
+    assert path.status == 0 and path.breakpoints.size == 1 and path.n_iter == 0
+    assert "no point ever reaches the elbow" in path.message
     # (libsvm needs 1e8 iterations on this degenerate problem: the float64 certificate is used)
     for lam in (50.0, 5.0, 0.5, 1e-3):
         gap, primal = _primal_dual_gap(K, y, path, lam)

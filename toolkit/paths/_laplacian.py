@@ -89,6 +89,8 @@ class LaplacianSvmPath:
     graph : dict
         The graph's parameters (``neighbors``, ``weight``, ``normalized``, ``degree``, ...) or
         ``{"laplacian": "given"}``.
+    converged, status, message, n_iter, history, stop, fallbacks
+        Those of ``svm`` (see :class:`SvmPath`; the one status table :data:`toolkit.SOLVER_STATUS`).
     """
 
     svm: SvmPath
@@ -117,6 +119,35 @@ class LaplacianSvmPath:
     @property
     def n_labeled(self):
         return self.B.shape[1]
+
+    # the solver contract, from the SVM path on the effective kernel
+    @property
+    def converged(self):
+        return self.svm.converged
+
+    @property
+    def status(self):
+        return self.svm.status
+
+    @property
+    def message(self):
+        return self.svm.message
+
+    @property
+    def n_iter(self):
+        return self.svm.n_iter
+
+    @property
+    def history(self):
+        return self.svm.history
+
+    @property
+    def stop(self):
+        return self.svm.stop
+
+    @property
+    def fallbacks(self):
+        return self.svm.fallbacks
 
     def coef(self, s):
         """``(α, α₀)`` at λ = ``s`` (see :meth:`SvmPath.coef`)."""
@@ -182,7 +213,7 @@ class LaplacianSvmPath:
 def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=None, degree=2,
                        coef0=1.0, neighbors=6, weight="binary", graph_sigma=None, normalized=True,
                        laplacian_degree=1, metric="euclidean", laplacian=None, gamma_ratio=1.0,
-                       lambda_min=None, max_iter=None, ridge=0.0):
+                       lambda_min=None, max_iter=None, ridge=0.0, callback=None):
     r"""Entire λ-path of the semi-supervised hinge-loss model (Wang, Qin & Huang; LapSVM dual).
 
     .. math::
@@ -217,6 +248,12 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
         one; 0 gives the supervised SVM path on the labelled points.
     lambda_min, max_iter, ridge :
         As in :func:`svm_path`.
+    callback : callable, default=None
+        ``callback(intermediate_result)`` at λ⁰ and after every event, as in :func:`svm_path`,
+        except that ``decision_function(X_new)`` takes raw points (n_new, n_features), and
+        ``beta`` / ``beta0`` give the expansion over all n training points at that λ.
+        ``StopIteration`` ends the path (status 3); an
+        :class:`~toolkit.early_stopping.EarlyStopping` rule ends it with status 1.
 
     Returns
     -------
@@ -274,8 +311,22 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
                  "degree": laplacian_degree, "metric": metric}
         L = graph_laplacian(X, neighbors=neighbors, weight=weight, sigma=graph_sigma, normalized=normalized,
                             degree=laplacian_degree, metric=metric)
+    if callback is not None and not callable(callback):
+        raise TypeError(f"The 'callback' parameter of {func} must be callable or None. Got {callback!r} instead.")
     G, B = effective_kernel(K, L, l, gamma_ratio)
-    svm = _svm_path(G, y, lambda_min, max_iter, ridge, 250)
+
+    def extend(alpha, alpha0, lam):
+        """Fields of the callback's intermediate result on the original points (β = B (y α) / λ)."""
+        beta = B @ (y * alpha) / lam
+
+        def decision_function(X_new):
+            X_new = check_matrix(X_new, "X_new", func)
+            Kx = kernel_matrix(X_new, X, kernel=kernel, sigma=sigma, degree=degree, coef0=coef0)
+            return Kx @ beta + alpha0 / lam
+
+        return {"beta": beta, "beta0": alpha0 / lam, "decision_function": decision_function}
+
+    svm = _svm_path(G, y, lambda_min, max_iter, ridge, 250, callback=callback, func=func, extend=extend)
     for arr in (X, B, G):
         arr.setflags(write=False)
     return LaplacianSvmPath(svm=svm, X_train=X, B=B, effective_kernel=G, gamma_ratio=gamma_ratio,

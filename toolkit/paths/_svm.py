@@ -17,23 +17,30 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-import warnings
 
 import numpy as np
 import scipy.linalg as sla
 
+from toolkit._contract import (CONVERGED, MAX_ITER, REQUESTED_END, RESOLUTION_LIMIT, IntermediateResult,
+                               is_converged, run_callback, status_message, warn_not_converged)
 from toolkit._validation import check_kernel_matrix, check_matrix, check_scalar
 
 __all__ = ["SvmPath", "svm_path"]
 
 _RIGHT, _ELBOW, _LEFT = 0, 1, 2
-_STATUS_MESSAGES = {
-    0: "The left set L emptied: from the last breakpoint the solution is linear down to λ = 0.",
-    1: "No further event: the last segment extends down to λ = 0.",
-    2: "Stopped at the requested lambda_min.",
-    3: "Stopped after max_iter events before the path was complete.",
-    4: "Stopped at the numerical floor λ⁰·1e-12, below which margins are not resolved in double precision.",
-    5: "No point ever reaches the elbow: one segment for all λ > 0 (the breakpoint is a reference λ).",
+# How a path ends: the status of the toolkit's one table (toolkit._contract.SOLVER_STATUS) and the
+# detail of its message. A callback or an early-stopping rule ends it with status 3 or 1.
+_ENDS = {
+    "left_empty": (CONVERGED, "the left set L emptied: from the last breakpoint (λ = {lam:.6g}) the solution "
+                              "is linear down to λ = 0"),
+    "no_event": (CONVERGED, "no further event: the last segment, from λ = {lam:.6g}, extends down to λ = 0"),
+    "single_segment": (CONVERGED, "no point ever reaches the elbow: one segment for all λ > 0 (the breakpoint "
+                                  "λ = {lam:.6g} is a reference λ)"),
+    "lambda_min": (REQUESTED_END, "the path reached lambda_min = {lam:.6g}"),
+    "floor": (RESOLUTION_LIMIT, "the path reached λ⁰·1e-12 = {lam:.6g}, below which margins are not resolved "
+                                "in double precision"),
+    "max_iter": (MAX_ITER, "max_iter={max_iter} events; the path stops at λ = {lam:.6g} with {n_left} "
+                           "points still in L"),
 }
 _FLOOR = 1e-12            # the path is not followed below λ⁰ · _FLOOR
 _TIE_RTOL = 1e-9          # events closer than this (relative to λ) are processed together
@@ -59,18 +66,27 @@ class SvmPath:
     y : ndarray of shape (n_samples,)
         The labels in {-1, +1}.
     status, message, converged, n_iter :
-        Why the path stopped (see ``_STATUS_MESSAGES``); ``converged`` is False only when
-        ``max_iter`` cut the path short; ``n_iter`` is the number of events processed.
+        Why the path stopped, from the toolkit's one status table (:data:`toolkit.SOLVER_STATUS`):
+        0 the path is complete (L emptied, no further event, or a single segment), 1 an
+        early-stopping rule passed as ``callback`` stopped it, 2 ``max_iter`` events (with a
+        :class:`~toolkit.ConvergenceWarning`), 3 the callback raised ``StopIteration``, 5 it
+        reached ``lambda_min``, 6 the numerical floor λ⁰·1e-12. ``converged`` is False for 2 and 3;
+        ``n_iter`` is the number of events processed.
     lambda_stop : float or None
         The requested lower end (the ``lambda_min`` argument).
     n_singular_steps : int
         Segments whose elbow system was singular (duplicated points, rank-deficient kernels)
-        and was solved by least squares (or by the ridge step, see ``ridge``).
+        and was solved by the ridge step (least squares in the NumPy reference).
     history : dict of ndarrays
-        Per breakpoint: ``"kkt_violation"`` (largest violation of the KKT conditions, in
-        margin units), ``"singular"`` (bool), ``"event"`` (a short text).
+        Per breakpoint: ``"lambda"`` (= ``breakpoints``), ``"kkt_violation"`` (largest violation
+        of the KKT conditions, in margin units), ``"singular"`` (bool), ``"event"`` (a short text).
     initialization : str
         ``"lemma1"`` (balanced classes) or ``"lemma2"`` (unbalanced; one small QP).
+    stop : StopEvent or None
+        The early-stopping rule that stopped the path (status 1), when and on which value.
+    fallbacks : tuple of str
+        The numerical fallbacks taken (singular elbow systems solved by the ridge step), one
+        sentence each; empty when none was needed.
     """
 
     breakpoints: np.ndarray
@@ -95,6 +111,8 @@ class SvmPath:
     _top_bounds: np.ndarray
     _tail_direction: np.ndarray | None  # dα/dλ below the last breakpoint (None: stopped)
     _tail_slope0: float
+    stop: object = None
+    fallbacks: tuple = ()
 
     # ------------------------------------------------------------------ evaluation
     @property
@@ -107,8 +125,10 @@ class SvmPath:
             raise ValueError(f"The 's' parameter of SvmPath must be a float or 1-d array of floats in (0, inf). "
                              f"Got {s!r} instead.")
         if self._tail_direction is None and np.any(arr < self.breakpoints[-1] * (1 - 1e-12)):
-            raise ValueError(f"The path was stopped at lambda_min={self.breakpoints[-1]:.6g}; "
-                             f"s={arr.min():.6g} lies below it. Recompute with a smaller lambda_min.")
+            remedy = {REQUESTED_END: "Recompute with a smaller lambda_min.",
+                      MAX_ITER: "Recompute with a larger max_iter."}.get(self.status, "Recompute without the stop.")
+            raise ValueError(f"The path stops at λ = {self.breakpoints[-1]:.6g} (status {self.status}: "
+                             f"{self.message}); s={arr.min():.6g} lies below it. {remedy}")
         return arr
 
     def coef(self, s):
@@ -233,6 +253,7 @@ class SvmPath:
             f"  max KKT violation     : {float(np.max(h['kkt_violation'])):.2e}",
             f"  status                : {self.status} ({self.message})",
         ]
+        lines += [f"  fallback              : {text}" for text in self.fallbacks]
         return "\n".join(lines)
 
     def __repr__(self):
@@ -405,7 +426,7 @@ def _kkt_violation(h, lam, alpha, y, state):
     return max(v_right, v_left, v_elbow, v_box, v_eq)
 
 
-def svm_path(K, y, *, lambda_min=None, max_iter=None, ridge=0.0, refresh=250):
+def svm_path(K, y, *, lambda_min=None, max_iter=None, ridge=0.0, refresh=250, callback=None):
     r"""The entire regularisation path of the SVM with bias, for every λ (Hastie et al. 2004).
 
     Computes, for all λ > 0 at once, the solutions of
@@ -428,22 +449,37 @@ def svm_path(K, y, *, lambda_min=None, max_iter=None, ridge=0.0, refresh=250):
         Stop when λ reaches this value; ``None`` follows the path to its end (the left set ``L``
         empties, or no further event occurs, after which the solution is linear down to 0).
     max_iter : int, default=None
-        At most this many events; ``None`` means ``50 n_samples + 100``.
+        At most this many events; ``None`` means ``50 n_samples + 100``. Reaching it gives status 2
+        and a :class:`~toolkit.ConvergenceWarning` (the path is then cut short at its last λ).
     ridge : float, default=0.0
         How a singular elbow system (duplicated points, a rank-deficient kernel: the Cholesky
         factorisation of ``K_EE`` fails or leaves a residual above 1e-7) is solved: with
         ``K_EE + δ I``, ``δ = ridge``, or ``δ = 1e-12 · max diag K_EE`` when ``ridge = 0`` (the
         ridge step, whose limit is the minimum-norm least-squares step). Duplicates then share
         their α equally. Every such step is counted in ``n_singular_steps`` and flagged in
-        ``history["singular"]``; the decision function stays exact (only α is non-unique).
+        ``history["singular"]`` and listed in ``fallbacks``; the decision function stays exact
+        (only α is non-unique).
     refresh : int, default=250
         Recompute ``h = K (y α) + α₀`` from scratch every ``refresh`` events (limits drift).
+    callback : callable, default=None
+        ``callback(intermediate_result)`` at λ⁰ and after every event while the path continues
+        (the toolkit's one protocol, :mod:`toolkit._contract`), with an
+        :class:`~toolkit.IntermediateResult` of the breakpoint just reached: ``n_iter`` (events so
+        far), ``x`` (= ``alpha``), ``alpha0``, ``lam``, ``objective`` (the primal
+        ``Σ (1 - y_i f(x_i))_+ + (λ/2)‖w‖²`` at λ), ``margins`` (``y_i f(x_i)``), ``elbow_size``,
+        ``n_left``, ``event`` and ``decision_function(K_cross)``. Raising ``StopIteration`` ends
+        the path there (status 3); a rule of :mod:`toolkit.early_stopping` wrapped in
+        :class:`~toolkit.early_stopping.EarlyStopping` ends it with status 1, e.g. the
+        validation check when the error on validation points stops improving along λ. With a
+        callback the compiled loop returns to Python after every event (the elbow factor is then
+        rebuilt, ``O(m³)`` per event).
 
     Returns
     -------
     path : SvmPath
         Breakpoints (decreasing λ), α and α₀ there, ``coef(s)``, ``decision_function(K_cross, s)``,
-        ``plot()``, ``summary()``.
+        ``plot()``, ``summary()``; ``converged``, ``status``, ``message`` (the toolkit's one status
+        table, :data:`toolkit.SOLVER_STATUS`), ``n_iter``, ``history``, ``stop``, ``fallbacks``.
 
     Notes
     -----
@@ -467,9 +503,10 @@ def svm_path(K, y, *, lambda_min=None, max_iter=None, ridge=0.0, refresh=250):
 
     *End*. The path stops when L empties (then α, α₀ and h are proportional to λ: f is fixed
     down to 0), when no further event exists, at ``lambda_min``, or at the numerical floor
-    ``λ⁰ · 1e-12``; ``status`` and ``message`` say which. When no point ever reaches the
-    elbow (possible with rank-deficient kernels and unbalanced classes) the path is one
-    segment for all λ (``status = 5``).
+    ``λ⁰ · 1e-12``; ``status`` and ``message`` say which (0 complete, 5 ``lambda_min``, 6 the
+    floor, 2 ``max_iter``). When no point ever reaches the elbow (possible with rank-deficient
+    kernels and unbalanced classes) the path is one segment for all λ (status 0, the message
+    says so).
 
     *Cost*: ``O(l m)`` per event for ``dh/dλ`` of every point plus ``O(m²)`` for the elbow
     system (``m = |E|``; ``O(m³)`` only on refactorisation), ``O(l²)`` every ``refresh`` events,
@@ -511,7 +548,9 @@ def svm_path(K, y, *, lambda_min=None, max_iter=None, ridge=0.0, refresh=250):
                                                                   kind=numbers.Integral, low=1)
     ridge = check_scalar(ridge, "ridge", func, low=0.0)
     refresh = check_scalar(refresh, "refresh", func, kind=numbers.Integral, low=1)
-    return _svm_path(K, y, lambda_min, max_iter, ridge, refresh)
+    if callback is not None and not callable(callback):
+        raise TypeError(f"The 'callback' parameter of {func} must be callable or None. Got {callback!r} instead.")
+    return _svm_path(K, y, lambda_min, max_iter, ridge, refresh, callback=callback)
 
 
 def _initialize(K, y, return_hstar=False):
@@ -565,15 +604,36 @@ def _initialize(K, y, return_hstar=False):
     return (alpha, alpha0, lam0, state, how, top) + ((hstar,) if return_hstar else ())
 
 
+def _end(end, lam, max_iter=None, n_left=None):
+    """``(status, message)`` of a path that ended by ``end`` (a key of ``_ENDS``) at λ = ``lam``."""
+    status, detail = _ENDS[end]
+    return status, status_message(status, detail.format(lam=lam, max_iter=max_iter, n_left=n_left))
+
+
+def _finish(func, status, message, max_iter, l, n_singular, ridge, reference=False):
+    """Warn when ``max_iter`` cut the path short; the fallbacks of the run, one sentence each."""
+    if status == MAX_ITER:
+        warn_not_converged(func, message, f"Increase max_iter (now {max_iter}; the default is 50 n_samples + 100 "
+                                          f"= {50 * l + 100}), or end the path earlier with lambda_min.",
+                           stacklevel=4)
+    if not n_singular:
+        return ()
+    how = ("least squares (minimum-norm solution)" if reference else
+           "the ridge step K_EE + δ I (δ = " + (f"{ridge:g}" if ridge > 0 else "1e-12 · max diag K_EE") + ")")
+    return (f"{n_singular} singular elbow system(s) (duplicated points or a rank-deficient kernel: the Cholesky "
+            f"factor of K_EE failed or left a residual above 1e-7) solved by {how}; see history['singular']",)
+
+
 def _single_segment_path(K, y, alpha, alpha0, lam, state, how, top):
     """The path when no event exists at any λ > 0 (``_initialize`` returned a negative λ)."""
     h = K @ (y * alpha) + alpha0
     kind, slope, bounds = top
-    history = {"kkt_violation": np.array([_kkt_violation(h, lam, alpha, y, state)]),
+    history = {"lambda": np.array([lam]), "kkt_violation": np.array([_kkt_violation(h, lam, alpha, y, state)]),
                "singular": np.array([False]), "event": np.array([f"start ({how}); no event"], dtype=object)}
+    status, message = _end("single_segment", lam)
     result = SvmPath(
         breakpoints=np.array([lam]), alphas=alpha[None, :].copy(), alpha0s=np.array([alpha0]),
-        elbow_sizes=np.array([int((state == _ELBOW).sum())]), y=y.copy(), status=5, message=_STATUS_MESSAGES[5],
+        elbow_sizes=np.array([int((state == _ELBOW).sum())]), y=y.copy(), status=status, message=message,
         converged=True, n_iter=0, lambda_stop=None, n_singular_steps=0, history=history, initialization=how,
         _segment_kind=np.array([kind]), _segment_bounds=np.asarray(bounds)[None, :],
         _top_kind=int(kind), _top_slope=float(slope), _top_bounds=np.asarray(bounds),
@@ -598,7 +658,7 @@ def _svm_path_reference(K, y, lambda_min, max_iter, ridge, refresh):
     bp, al, al0, mg, esz, kinds, bnds, kkt, sing, events = [], [], [], [], [], [], [], [], [], []
     tail_direction, tail_slope0 = None, 0.0
     n_singular = 0
-    status = None
+    end = None
     n_iter = 0
 
     def record(event, kind, bounds, singular):
@@ -612,11 +672,11 @@ def _svm_path_reference(K, y, lambda_min, max_iter, ridge, refresh):
         elbow = np.flatnonzero(state == _ELBOW)
         if lam <= floor * (1 + 1e-12):
             record(pending_event, 0, np.full(4, np.nan), False)
-            status = 4
+            end = "floor"
             break
         if lambda_min is not None and lam <= lambda_min * (1 + 1e-12):
             record(pending_event, 0, np.full(4, np.nan), False)
-            status = 2
+            end = "lambda_min"
             break
         if elbow.size == 0:
             # ---- empty elbow: α fixed, α₀ free in an interval that collapses at λ*
@@ -625,7 +685,7 @@ def _svm_path_reference(K, y, lambda_min, max_iter, ridge, refresh):
             record(pending_event, 1, bounds, False)
             lam_next = 0.5 * (bounds[3] - bounds[1])
             if not np.isfinite(lam_next) or lam_next <= 0:
-                tail_direction, tail_slope0, status = np.zeros(l), 0.0, 1
+                tail_direction, tail_slope0, end = np.zeros(l), 0.0, "no_event"
                 break
             if (lambda_min is not None and lam_next <= lambda_min) or lam_next < floor:
                 lam = floor if lambda_min is None or lambda_min < floor else lambda_min
@@ -645,12 +705,12 @@ def _svm_path_reference(K, y, lambda_min, max_iter, ridge, refresh):
         if not (state == _LEFT).any():
             # ---- Hastie et al.: L is empty, the solution scales linearly to λ = 0
             record(pending_event, 0, np.full(4, np.nan), False)
-            tail_direction, tail_slope0, status = alpha / lam, alpha0 / lam, 0
+            tail_direction, tail_slope0, end = alpha / lam, alpha0 / lam, "left_empty"
             tail_direction = np.where(state == _ELBOW, tail_direction, 0.0)
             break
         if n_iter >= max_iter:
             record(pending_event, 0, np.full(4, np.nan), False)
-            status = 3
+            end = "max_iter"
             break
 
         # ---- eq. (23): direction of (α₀, α_E) per unit λ, with drop-out of inconsistent entrants
@@ -699,7 +759,7 @@ def _svm_path_reference(K, y, lambda_min, max_iter, ridge, refresh):
         if not np.isfinite(lam_next) or lam_next <= 0:
             tail_direction = np.zeros(l)
             tail_direction[elbow] = b
-            tail_slope0, status = b0, 1
+            tail_slope0, end = b0, "no_event"
             break
         stop_here = lambda_min is not None and lam_next <= lambda_min
         if stop_here:
@@ -747,21 +807,20 @@ def _svm_path_reference(K, y, lambda_min, max_iter, ridge, refresh):
         else:
             keep[-1] = k
     sel = np.array(keep)
-    if status == 3:
-        warnings.warn(f"svm_path stopped after max_iter={max_iter} events at λ = {lam:.6g} with "
-                      f"{int((state == _LEFT).sum())} points still in L; increase max_iter.",
-                      RuntimeWarning, stacklevel=3)
+    status, message = _end(end, lam, max_iter, int((state == _LEFT).sum()))
+    fallbacks = _finish("svm_path", status, message, max_iter, l, n_singular, ridge, reference=True)
     arr = lambda seq, dt=float: np.asarray(seq, dtype=dt)[sel]  # noqa: E731
-    history = {"kkt_violation": arr(kkt), "singular": arr(sing, bool),
+    history = {"lambda": arr(bp), "kkt_violation": arr(kkt), "singular": arr(sing, bool),
                "event": np.asarray(events, dtype=object)[sel]}
     result = SvmPath(
         breakpoints=arr(bp), alphas=np.asarray(al)[sel], alpha0s=arr(al0),
-        elbow_sizes=arr(esz, int), y=y.copy(), status=status, message=_STATUS_MESSAGES[status],
-        converged=status != 3, n_iter=n_iter, lambda_stop=lambda_min, n_singular_steps=n_singular,
+        elbow_sizes=arr(esz, int), y=y.copy(), status=status, message=message,
+        converged=is_converged(status), n_iter=n_iter, lambda_stop=lambda_min, n_singular_steps=n_singular,
         history=history, initialization=how,
         _segment_kind=arr(kinds, int), _segment_bounds=np.asarray(bnds)[sel],
         _top_kind=int(top_kind), _top_slope=float(top_slope), _top_bounds=np.asarray(top_bounds),
-        _tail_direction=None if status in (2, 3, 4) else tail_direction, _tail_slope0=float(tail_slope0),
+        _tail_direction=tail_direction if status == CONVERGED else None, _tail_slope0=float(tail_slope0),
+        fallbacks=fallbacks,
     )
     for name in ("breakpoints", "alphas", "alpha0s", "elbow_sizes", "y"):
         getattr(result, name).setflags(write=False)
@@ -772,9 +831,40 @@ _EVENT_WORDS = {0: "start", 1: "L->E", 2: "R->E", 3: "E->L", 4: "E->R", 5: "elbo
                 6: "lambda_min", 7: "numerical floor", 8: "entrants left at once"}
 
 
-def _svm_path(K, y, lambda_min, max_iter, ridge, refresh):
+def _event_text(kind, first, count, how):
+    """The ``history["event"]`` text of a record (event code, first point, number of points)."""
+    if kind == 0:
+        return f"start ({how})"
+    if first < 0:
+        return _EVENT_WORDS[kind]
+    return f"{first} {_EVENT_WORDS[kind]}" + (f" (+{count - 1} more)" if count > 1 else "")
+
+
+def _path_report(n_events, lam, alpha, alpha0, h, y, state, event, extend=None):
+    """The :class:`~toolkit._contract.IntermediateResult` at a breakpoint of the path (see the
+    ``callback`` parameter of :func:`svm_path`); ``extend(alpha, alpha0, lam)`` adds or replaces
+    fields (the Laplacian path's decision function on raw points)."""
+    a = alpha.copy()
+    ya = y * a
+    hstar = h - alpha0                                     # K (y α)
+    margins = y * h / lam
+    objective = float(np.maximum(1.0 - margins, 0.0).sum() + 0.5 * float(ya @ hstar) / lam)
+
+    def decision_function(K_cross):
+        return (np.asarray(K_cross, dtype=float) @ ya + alpha0) / lam
+
+    fields = dict(alpha=a, alpha0=float(alpha0), lam=float(lam), margins=margins,
+                  elbow_size=int((state == _ELBOW).sum()), n_left=int((state == _LEFT).sum()), event=event,
+                  decision_function=decision_function)
+    if extend is not None:
+        fields.update(extend(a, float(alpha0), float(lam)))
+    return IntermediateResult(n_events, a, objective, **fields)
+
+
+def _svm_path(K, y, lambda_min, max_iter, ridge, refresh, callback=None, func="svm_path", extend=None):
     """The path with the event loop compiled (``toolkit.paths._svm_numba.follow``); Python handles the
-    initialisation, empty elbows and the end of the path."""
+    initialisation, empty elbows and the end of the path. With a ``callback`` the compiled loop
+    returns after every event, so that the callback sees every breakpoint (:func:`_path_report`)."""
     from toolkit.paths import _svm_numba as nb
     K = np.ascontiguousarray(K, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.float64)
@@ -824,10 +914,25 @@ def _svm_path(K, y, lambda_min, max_iter, ridge, refresh):
             buf["bounds"][n_rec] = bounds
         return n_rec + 1
 
-    tail_direction, tail_slope0 = None, 0.0
+    notified = -1                       # events seen by the callback
+
+    def notify():
+        """Call the callback at the current breakpoint; a CallbackStop when it stops the path."""
+        nonlocal notified
+        notified = n_events
+        report = _path_report(n_events, lam, alpha, alpha0, h, y, state, _event_text(*ev, how), extend)
+        return run_callback(callback, report, f"event {n_events} (λ = {lam:.6g})")
+
+    tail_direction, tail_slope0, halt, end = None, 0.0, None, None
     while True:
+        if callback is not None and n_events > notified:
+            halt = notify()
+            if halt is not None:
+                n_rec = record()
+                break
+        limit = max_iter if callback is None else min(max_iter, n_events + 1)
         code, n_rec, lam, alpha0, n_events, n_sing, ev_kind, ev_first, ev_count, tail_b0 = nb.follow(
-            K, y, alpha, h, state, changed_at, lam, alpha0, floor, stop, max_iter, n_events, refresh, ridge,
+            K, y, alpha, h, state, changed_at, lam, alpha0, floor, stop, limit, n_events, refresh, ridge,
             n_rec, ev[0], ev[1], ev[2], buf["lam"], buf["alpha"], buf["alpha0"], buf["esz"],
             buf["kkt"], buf["sing"], buf["ev_kind"], buf["ev_first"], buf["ev_count"], tail)
         n_singular += n_sing
@@ -836,13 +941,19 @@ def _svm_path(K, y, lambda_min, max_iter, ridge, refresh):
             cap *= 2
             buf = allocate(cap, buf, n_rec)
             continue
+        if code == nb.EXIT_MAXITER and n_events < max_iter:
+            continue                    # one event done: back to the callback
         if code == nb.EXIT_EMPTY:
             hstar = h - alpha0
             bounds = nb.empty_bounds(h, alpha0, y, state)
             n_rec = record(1, bounds)
+            if callback is not None and n_events > notified:
+                halt = notify()
+                if halt is not None:
+                    break
             lam_next = 0.5 * (bounds[3] - bounds[1])
             if not np.isfinite(lam_next) or lam_next <= 0:
-                tail_direction, tail_slope0, status = np.zeros(l), 0.0, 1
+                tail_direction, tail_slope0, end = np.zeros(l), 0.0, "no_event"
                 break
             if (lambda_min is not None and lam_next <= lambda_min) or lam_next < floor:
                 lam = floor if lambda_min is None or lambda_min < floor else lambda_min
@@ -850,7 +961,7 @@ def _svm_path(K, y, lambda_min, max_iter, ridge, refresh):
                 h = hstar + alpha0
                 ev = (nb.EV_STOP if lam == lambda_min else nb.EV_FLOOR, -1, 0)
                 n_rec = record()
-                status = 2 if lam == lambda_min else 4
+                end = "lambda_min" if lam == lambda_min else "floor"
                 break
             lam = min(lam_next, lam)
             alpha0 = lam - bounds[3]
@@ -862,14 +973,14 @@ def _svm_path(K, y, lambda_min, max_iter, ridge, refresh):
             n_events += 1
             continue
         if code == nb.EXIT_NO_EVENT:
-            tail_direction, tail_slope0, status = tail.copy(), float(tail_b0), 1
+            tail_direction, tail_slope0, end = tail.copy(), float(tail_b0), "no_event"
             break
         n_rec = record()
         if code == nb.EXIT_LEFT_EMPTY:
             tail_direction = np.where(state == _ELBOW, alpha / lam, 0.0)
-            tail_slope0, status = alpha0 / lam, 0
+            tail_slope0, end = alpha0 / lam, "left_empty"
         else:
-            status = {nb.EXIT_STOP: 2, nb.EXIT_FLOOR: 4, nb.EXIT_MAXITER: 3}[code]
+            end = {nb.EXIT_STOP: "lambda_min", nb.EXIT_FLOOR: "floor", nb.EXIT_MAXITER: "max_iter"}[code]
         break
 
     # merge records at equal λ (zero-length empty-elbow collapses): keep the later one, i.e.
@@ -878,30 +989,29 @@ def _svm_path(K, y, lambda_min, max_iter, ridge, refresh):
     last = np.ones(n_rec, dtype=bool)
     last[:-1] = lam_rec[1:] < lam_rec[:-1] * (1 - 1e-13)
     sel = np.flatnonzero(last)
-    if status == 3:
-        warnings.warn(f"svm_path stopped after max_iter={max_iter} events at λ = {lam:.6g} with "
-                      f"{int((state == _LEFT).sum())} points still in L; increase max_iter.",
-                      RuntimeWarning, stacklevel=3)
-    start = f"start ({how})"
-    words = [start if kind == nb.EV_START else _EVENT_WORDS[kind] if first < 0
-             else f"{first} {_EVENT_WORDS[kind]}" if count <= 1
-             else f"{first} {_EVENT_WORDS[kind]} (+{count - 1} more)"
+    if halt is not None:
+        status, message = halt.status, status_message(halt.status, halt.detail)
+    else:
+        status, message = _end(end, lam, max_iter, int((state == _LEFT).sum()))
+    fallbacks = _finish(func, status, message, max_iter, l, n_singular, ridge)
+    words = [_event_text(kind, first, count, how)
              for kind, first, count in zip(buf["ev_kind"][sel].tolist(), buf["ev_first"][sel].tolist(),
                                            buf["ev_count"][sel].tolist())]
     if sel.size == n_rec:
         take = lambda a: a[:n_rec]          # noqa: E731 - nothing merged: views of the records
     else:
         take = lambda a: a[sel]             # noqa: E731 - fancy indexing copies
-    history = {"kkt_violation": take(buf["kkt"]), "singular": take(buf["sing"]),
+    history = {"lambda": take(buf["lam"]), "kkt_violation": take(buf["kkt"]), "singular": take(buf["sing"]),
                "event": np.asarray(words, dtype=object)}
     result = SvmPath(
         breakpoints=take(buf["lam"]), alphas=take(buf["alpha"]), alpha0s=take(buf["alpha0"]),
         elbow_sizes=take(buf["esz"]), y=y.copy(), status=status,
-        message=_STATUS_MESSAGES[status], converged=status != 3, n_iter=n_events, lambda_stop=lambda_min,
+        message=message, converged=is_converged(status), n_iter=n_events, lambda_stop=lambda_min,
         n_singular_steps=n_singular, history=history, initialization=how,
         _segment_kind=take(buf["kind"]), _segment_bounds=take(buf["bounds"]),
         _top_kind=int(top_kind), _top_slope=float(top_slope), _top_bounds=np.asarray(top_bounds),
-        _tail_direction=None if status in (2, 3, 4) else tail_direction, _tail_slope0=float(tail_slope0),
+        _tail_direction=tail_direction if status == CONVERGED else None, _tail_slope0=float(tail_slope0),
+        stop=None if halt is None else halt.event, fallbacks=fallbacks,
     )
     for name in ("breakpoints", "alphas", "alpha0s", "elbow_sizes", "y"):
         getattr(result, name).setflags(write=False)
