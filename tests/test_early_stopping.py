@@ -2,9 +2,11 @@
 import numpy as np
 import pytest
 
-from toolkit.early_stopping import (Check, GradientNorm, MixedCheck, MixedProduct, PreconditionedGradientNorm,
-                                    Progress, RelativeObjectiveDecrease, StabilityCheck, StopEvent,
-                                    ValidationCheck, default_period, make_rule, start_monitor)
+from toolkit._contract import IntermediateResult, lazy
+from toolkit.early_stopping import (Check, EarlyStopping, GradientNorm, MixedCheck, MixedProduct,
+                                    PreconditionedGradientNorm, Progress, RelativeObjectiveDecrease, RuleFired,
+                                    StabilityCheck, StopEvent, ValidationCheck, default_period, make_rule,
+                                    start_monitor)
 
 
 def run(monitor, progresses):
@@ -97,3 +99,75 @@ def test_make_rule_and_records():
     ev = StopEvent("stability", 20, 0.01, 0.015)
     assert "iteration 20" in str(ev) and "stability" in str(ev)
     assert Check("x", 1, True, 0.0, 1.0).stop
+
+
+# ------------------------------------------------------------------ rules as callbacks (one protocol)
+def report(t, **fields):
+    return IntermediateResult(t, None, fields.pop("objective", None), **fields)
+
+
+def test_early_stopping_is_a_callback_that_raises_stop_iteration():
+    stopper = EarlyStopping(ValidationCheck(period=1), n_validation=4)
+    errors = [0.5, 0.25, 0.25]
+    with pytest.raises(StopIteration) as info:               # a user's own loop: except StopIteration
+        for t, e in enumerate(errors, 1):
+            stopper(report(t, validation_error=e))
+    assert isinstance(info.value, RuleFired) and info.value.event is stopper.event
+    assert stopper.event == StopEvent("validation", 3, 0.25, 0.0)
+    h = stopper.history
+    assert h["iteration"].tolist() == [1, 2, 3] and h["stop"].tolist() == [False, False, True]
+    np.testing.assert_allclose(h["threshold"], [0.75, 0.25, 0.0])
+    assert stopper.name == "validation" and "validation" in repr(stopper)
+
+
+def test_early_stopping_fields_are_computed_from_the_report_on_demand():
+    calls = []
+
+    def error(r):
+        calls.append(r.n_iter)
+        return 0.5
+
+    stopper = EarlyStopping(ValidationCheck(eta=0.1, period=2), validation_error=error)
+    stopper(report(1))
+    assert calls == []                                        # not due: nothing computed
+    stopper(report(2))
+    assert calls == [2]
+    # fields the solver provides are read by name, lazily
+    seen = []
+    stability = EarlyStopping(StabilityCheck(period=1))
+    stability(report(1, decisions=lazy(lambda: seen.append(1) or np.array([1, -1]))))
+    assert seen == [1]
+    with pytest.raises(StopIteration):
+        stability(report(2, decisions=np.array([1, -1])))
+
+
+def test_early_stopping_period_and_run_boundaries():
+    # no period of its own: theta = sqrt(n)/2 from n_samples (given or in the report), else every call
+    assert EarlyStopping(StabilityCheck())._start(report(1, n_samples=400)).period == 10
+    assert EarlyStopping(StabilityCheck(), n_samples=100)._start(report(1)).period == 5
+    assert EarlyStopping(StabilityCheck())._start(report(1)).period == 1
+    mixed = EarlyStopping(MixedCheck(), n_validation=10)._start(report(1))
+    assert mixed.period == 1 and all(m.period == 1 for m in mixed.state)
+    assert EarlyStopping("relative_objective", tol=1e-3).rule.tol == 1e-3
+    # a new run (the counter does not increase) starts the rule afresh
+    stopper = EarlyStopping(StabilityCheck(period=1))
+    stopper(report(1, decisions=np.array([1, 1])))
+    stopper(report(1, decisions=np.array([1, -1])))            # new run: first check never stops
+    assert stopper.history["iteration"].tolist() == [1]
+    with pytest.raises(StopIteration):
+        stopper(report(2, decisions=np.array([1, -1])))
+    stopper.reset()
+    assert stopper.event is None and stopper.history["iteration"].size == 0
+
+
+def test_early_stopping_refuses_what_it_cannot_use():
+    with pytest.raises(ValueError, match="'rule' parameter of EarlyStopping"):
+        EarlyStopping(None)
+    with pytest.raises(ValueError, match="must be one of"):
+        EarlyStopping("never")
+    with pytest.raises(TypeError, match="unknown fields"):
+        EarlyStopping(StabilityCheck(), gradient=lambda r: 1.0)
+    with pytest.raises(TypeError, match="function of the intermediate result"):
+        EarlyStopping(ValidationCheck(), validation_error=0.3)
+    with pytest.raises(ValueError, match="needs 'decisions'"):
+        EarlyStopping(StabilityCheck(period=1))(report(1, objective=1.0))

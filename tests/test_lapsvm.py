@@ -503,6 +503,8 @@ def test_multiclass_joint_pcg_equals_separate_binary_problems():
     (dict(degree=0), "'degree'"),
     (dict(kernel="sigmoid"), "'kernel'"),
     (dict(x0=(np.zeros(3), 0.0)), "'x0'"),
+    (dict(callback=3), "'callback' parameter of lapsvm must be callable"),
+    (dict(rng=-1), "'rng'"),
 ])
 def test_bad_parameters_give_clear_errors(change, match):
     X, y = moons(60, 24)
@@ -529,6 +531,10 @@ def test_bad_data_gives_clear_errors():
         lapsvm_dual(X[:4], y[:4], X[4:], gamma_A=0.0, gamma_I=1.0)
     with pytest.raises(ValueError, match="'y_labeled' parameter of lapsvm must contain only finite"):
         lapsvm(X[:4], np.r_[1.0, -1.0, np.nan, 1.0], X[4:])
+    # true labels of U outside the labelled classes: refused, not clamped into a class
+    y_u = np.where(np.arange(56) == 3, 7.0, np.sign(y[4:]))
+    with pytest.raises(ValueError, match=r"'y_unlabeled' contains labels not in y_labeled's classes.*\[7\.0\]"):
+        lapsvm(X[:4], y[:4], X[4:], sigma=0.4, gamma_A=1e-2, gamma_I=1.0, y_unlabeled=y_u)
 
 
 def test_graph_read_off_the_kernel_gives_the_same_model():

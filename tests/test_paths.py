@@ -193,6 +193,31 @@ def test_path_ends_when_left_set_empties_or_at_lambda_min():
                                rtol=1e-9, atol=1e-9)
 
 
+
+def test_max_iter_and_callback_cut_the_path_at_an_exact_breakpoint():
+    import toolkit
+    X, y, K, Kt = _problem(14, n=40)
+    full = svm_path(K, y)
+    with pytest.warns(toolkit.ConvergenceWarning, match="max_iter=5 events"):
+        short = svm_path(K, y, max_iter=5)
+    assert short.status == 2 and not short.converged and short.n_iter == 5
+    k = short.breakpoints.size
+    np.testing.assert_allclose(short.breakpoints, full.breakpoints[:k], rtol=1e-10)
+    np.testing.assert_allclose(short.alphas, full.alphas[:k], atol=1e-9)
+    with pytest.raises(ValueError, match="larger max_iter"):
+        short.coef(short.breakpoints[-1] / 2)
+
+    def stop_at_5(r):
+        if r.n_iter == 5:
+            raise StopIteration
+
+    cut = svm_path(K, y, callback=stop_at_5)
+    assert cut.status == 3 and not cut.converged and "event 5" in cut.message
+    np.testing.assert_allclose(cut.breakpoints, short.breakpoints, rtol=1e-10)
+    np.testing.assert_allclose(cut.decision_function(Kt, cut.breakpoints[-1]),
+                               full.decision_function(Kt, cut.breakpoints[-1]), rtol=1e-8, atol=1e-10)
+
+
 # ----------------------------------------------------------------------------- degenerate cases
 def test_unbalanced_classes_match_svc():
     X, y, K, Kt = _problem(9, n=60, n_pos=8)

@@ -510,8 +510,8 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
             status, detail = BREAKDOWN, (f"the objective became {obj} at iteration {t} (overflow or a kernel "
                                          "that is not positive semi-definite)")
             break
-        # 5. goal conditions: early-stopping rules first (built only when one is due), then
-        # optimality, then the callback
+        # 5. goal conditions: early-stopping rules first (built only when one is due), then the
+        # callback, then optimality
         if monitors and any(due(t) for due in monitor_due):
             progress = Progress(
                 t, objective=obj, grad_norm=grad_norm, pgrad_norm=pgrad_norm,
@@ -536,6 +536,13 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
                 stop_event = StopEvent(fired.rule, t, fired.value, fired.threshold)
                 status, detail = EARLY_STOP, f"{fired.rule} rule at iteration {t} ({fired.value:.4g} vs {fired.threshold:.4g})"
                 break
+        # the callback sees every iteration (as in scipy.optimize: before the goal conditions)
+        if callback is not None:
+            report = _pcg_report(t, alpha, b, f, l, obj, grad_norm, pgrad_norm, mixed, step, validation)
+            stop = run_callback(callback, report, f"iteration {t}")
+            if stop is not None:
+                status, detail, stop_event = stop.status, stop.detail, stop.event
+                break
         if grad_norm <= tol_abs:
             status, detail = CONVERGED, f"||grad|| / ||grad(0)|| = {grad_norm / grad_zero:.3g} <= tol = {tol:g}"
             break
@@ -543,12 +550,6 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
             status, detail = CONVERGED, (f"the objective did not decrease over {STALL_WINDOW} iterations (round-off "
                                          f"level; ||grad|| / ||grad(0)|| = {grad_norm / grad_zero:.3g}, tol = {tol:g})")
             break
-        if callback is not None:
-            report = _pcg_report(t, alpha, b, f, l, obj, grad_norm, pgrad_norm, mixed, step, validation)
-            stop = run_callback(callback, report, f"iteration {t}")
-            if stop is not None:
-                status, detail, stop_event = stop.status, stop.detail, stop.event
-                break
     else:
         if status == MAX_ITER:
             status, detail = MAX_ITER, (f"max_iter={max_iter} iterations, ||grad|| / ||grad(0)|| = "
