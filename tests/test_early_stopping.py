@@ -171,3 +171,24 @@ def test_early_stopping_refuses_what_it_cannot_use():
         EarlyStopping(ValidationCheck(), validation_error=0.3)
     with pytest.raises(ValueError, match="needs 'decisions'"):
         EarlyStopping(StabilityCheck(period=1))(report(1, objective=1.0))
+
+
+def test_early_stopping_with_a_validation_set_on_a_path():
+    from toolkit import kernel_matrix, svm_path
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(120, 2))
+    y = np.where(X[:, 0] + 0.7 * rng.normal(size=120) > 0, 1.0, -1.0)
+    K = kernel_matrix(X[:50], kernel="rbf", sigma=0.5)
+    Kv = kernel_matrix(X[50:], X[:50], kernel="rbf", sigma=0.5)
+    by_set = EarlyStopping("validation", validation=(Kv, y[50:]))
+    by_fn = EarlyStopping(ValidationCheck(eta=1 / 70), validation_error=lambda r: float(
+        np.mean(np.where(r.decision_function(Kv) >= 0, 1.0, -1.0) != y[50:])))
+    a, b = svm_path(K, y[:50], callback=by_set), svm_path(K, y[:50], callback=by_fn)
+    assert a.status == b.status == 1 and a.stop == b.stop
+    np.testing.assert_array_equal(a.breakpoints, b.breakpoints)
+    with pytest.raises(TypeError, match="not both"):
+        EarlyStopping("validation", validation=(Kv, y[50:]), validation_error=lambda r: 0.0)
+    with pytest.raises(ValueError, match="-1 / \\+1"):
+        EarlyStopping("validation", validation=(Kv, (y[50:] > 0).astype(int)))
+    with pytest.raises(TypeError, match="pair"):
+        EarlyStopping("validation", validation=Kv)

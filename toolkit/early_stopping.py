@@ -46,8 +46,7 @@ the validation check along the λ-path of an SVM:
 >>> rng = np.random.default_rng(0)
 >>> X = rng.normal(size=(80, 2)); y = np.where(X[:, 0] + 0.5 * rng.normal(size=80) > 0, 1.0, -1.0)
 >>> K, Kv = kernel_matrix(X[:40], kernel="rbf", sigma=1.0), kernel_matrix(X[40:], X[:40], kernel="rbf", sigma=1.0)
->>> error = lambda r: np.mean(np.where(r.decision_function(Kv) >= 0, 1.0, -1.0) != y[40:])
->>> stopper = EarlyStopping(ValidationCheck(eta=0.0, period=5), validation_error=error)
+>>> stopper = EarlyStopping(ValidationCheck(eta=0.0, period=5), validation=(Kv, y[40:]))
 >>> path = svm_path(K, y[:40], callback=stopper)
 >>> path.status, path.stop.rule
 (1, 'validation')
@@ -404,9 +403,17 @@ class EarlyStopping:
         ``n`` for the default check period ``θ = √n / 2`` of rules built with ``period=None``;
         ``None`` takes ``n_samples`` from the intermediate result (PCG provides it) and otherwise
         checks at every call (restarts, path breakpoints).
+    validation : tuple (X_val, y_val), default=None
+        Labelled validation points for the validation / mixed checks, with ``y_val`` in {-1, +1}
+        (+1 the positive class): the error is computed as ``mean(sign f(X_val) != y_val)`` from
+        the intermediate result's ``decision_function`` (S²RLSC and MMC restarts: raw points;
+        :func:`~toolkit.svm_path`: kernel rows ``K(X_val, X_train)``;
+        :func:`~toolkit.laplacian_svm_path`: raw points), and ``n_validation = len(y_val)``.
+        LapSVM / LapRLSC take their validation set through their own ``validation=`` instead.
     n_validation : int, default=None
         ``|V|`` for the default ``η = 1 / |V|`` of the validation check; ``None`` takes
-        ``n_validation`` from the intermediate result when the solver provides it.
+        ``n_validation`` from ``validation`` or from the intermediate result when the solver
+        provides it.
     tol : float, default=1e-6
         Threshold of a classic rule given by name.
     **fields : callable
@@ -446,7 +453,7 @@ class EarlyStopping:
     (1, 'stability', True)
     """
 
-    def __init__(self, rule, *, n_samples=None, n_validation=None, tol=1e-6, **fields):
+    def __init__(self, rule, *, validation=None, n_samples=None, n_validation=None, tol=1e-6, **fields):
         self.rule = make_rule(rule, tol=tol, func="EarlyStopping")
         if self.rule is None:
             raise ValueError("The 'rule' parameter of EarlyStopping must be a rule object or one of "
@@ -464,6 +471,11 @@ class EarlyStopping:
         self.n_validation = check_scalar(n_validation, "n_validation", "EarlyStopping", kind=numbers.Integral,
                                          low=1, allow_none=True)
         self.fields = dict(fields)
+        if validation is not None:
+            if "validation_error" in fields:
+                raise TypeError("EarlyStopping takes 'validation' or 'validation_error', not both.")
+            self.fields["validation_error"] = _validation_error(validation)
+            self.n_validation = self.n_validation or len(validation[1])
         self.reset()
 
     @property
@@ -519,6 +531,28 @@ class EarlyStopping:
 
     def __repr__(self):
         return f"EarlyStopping({self.rule!r}, checks={len(self._checks)}, event={self.event})"
+
+
+def _validation_error(validation):
+    """``validation_error(intermediate_result)`` for labelled points ``(X_val, y_val)``, y in {-1, +1}."""
+    try:
+        X_val, y_val = validation
+    except (TypeError, ValueError) as exc:
+        raise TypeError("The 'validation' parameter of EarlyStopping must be a pair (X_val, y_val). "
+                        f"Got {type(validation).__name__} instead.") from exc
+    y_val = np.asarray(y_val)
+    if y_val.ndim != 1 or y_val.size == 0 or not np.all(np.isin(y_val, (-1, 1))):
+        raise ValueError("The 'y_val' of EarlyStopping's 'validation' must be a non-empty 1-d array of -1 / +1 "
+                         f"(+1 the positive class). Got values {np.unique(y_val)[:5]} instead.")
+
+    def validation_error(result):
+        f = np.asarray(result.decision_function(X_val), dtype=float)
+        if f.shape != y_val.shape:
+            raise ValueError(f"EarlyStopping: the decision function gave shape {f.shape} on X_val but y_val has "
+                             f"shape {y_val.shape}.")
+        return float(np.mean(np.where(f >= 0, 1, -1) != y_val))
+
+    return validation_error
 
 
 def _with_period(rule):
