@@ -29,8 +29,8 @@ from toolkit._contract import (CONVERGED, MAX_ITER, ConvergenceWarning, Intermed
 from toolkit.rls._results import (KernelExpansion, MMCResult, RestartRecord, RLSCResult,
                                      S2RLSCResult)
 from toolkit.rls._search import evolutionary_search, local_search
-from toolkit._validation import (check_consistent_rows, check_features, check_kernel_matrix, check_matrix,
-                                 check_option, check_rng, check_scalar)
+from toolkit._validation import (check_consistent_rows, check_features, check_kernel_matrix, check_labels,
+                                 check_matrix, check_option, check_rng, check_scalar)
 from toolkit.kernels import kernel_matrix
 
 __all__ = ["rlsc", "s2rlsc", "mmc", "RLSCResult", "S2RLSCResult", "MMCResult", "RestartRecord",
@@ -61,13 +61,7 @@ def _check_kernel(kernel, sigma, degree, coef0, func):
 
 
 def _encode_labels(y, n_rows, func):
-    y = np.asarray(y)
-    if y.ndim != 1:
-        raise ValueError(f"The 'y_labeled' parameter of {func} must be a 1-d array. Got shape {y.shape} instead.")
-    if y.shape[0] != n_rows:
-        raise ValueError(f"{func}: 'X_labeled' has {n_rows} rows but 'y_labeled' has {y.shape[0]}; they must match.")
-    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-        raise ValueError(f"The 'y_labeled' parameter of {func} must contain only finite values (no NaN or inf).")
+    y = check_labels(y, "y_labeled", func, n_rows=n_rows, rows_name="X_labeled")
     classes = np.unique(y)
     if classes.shape[0] != 2:
         raise ValueError(f"The 'y_labeled' parameter of {func} must contain exactly two classes. "
@@ -580,15 +574,26 @@ def s2rlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, de
     tol : float, default=1e-12
         A flip is accepted when it lowers F by more than ``tol · (1 + λ')`` (F ≤ 1 + λ').
     max_iter : int, default=None
-        Maximum sweeps (1+1; default 1000) or generations (μ+ν; default 100 u) per restart.
+        Maximum sweeps (1+1; default 1000) or generations (μ+ν; default 100 u) per restart. A
+        restart that reaches it gives status 2 and a :class:`~toolkit.ConvergenceWarning`.
     patience : int, default=None
         (μ+ν): stop after this many generations without change (default u, the papers' "n").
     x0 : array-like of shape (n_unlabeled,), default=None
         Warm start for the first restart, coded like ``y_labeled``; must satisfy the balance constraint.
     callback : callable, default=None
-        Called as ``callback(record)`` with a :class:`RestartRecord` after every restart; raising
-        ``StopIteration`` stops cleanly (status 2).
+        ``callback(intermediate_result)`` after every restart (the toolkit's one protocol,
+        :mod:`toolkit._contract`), with an :class:`~toolkit.IntermediateResult`: ``n_iter``
+        (restarts done), ``x`` and ``decisions`` (the best labelling so far of the free points,
+        ±1 with +1 the positive class), ``objective`` (its F), ``record`` (the
+        :class:`RestartRecord` of this restart), ``restart_objective``, ``coefficients`` and
+        ``decision_function(X)`` of the best labelling (computed on use). Raising
+        ``StopIteration`` stops the restarts cleanly (status 3); a rule of
+        :mod:`toolkit.early_stopping` wrapped in :class:`~toolkit.early_stopping.EarlyStopping`
+        (e.g. the validation check on held-out points) stops them with status 1 and is recorded
+        in ``stop``.
     rng : None, int or numpy.random.Generator, default=None
+        Seeds the Nyström basis, the random initial labellings and the search; the seed is
+        stored in the result.
     progress : bool, default=False
         Show a progress bar over the restarts (tqdm; works in JupyterLab and in a terminal).
 
@@ -596,7 +601,10 @@ def s2rlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, de
     -------
     S2RLSCResult
         ``labels_unlabeled`` (coded like ``y_labeled``), ``objective`` F, ``coefficients``,
-        ``restart_objectives``, ``history``, counts, timings, ``predict`` / ``decision_function``.
+        ``restart_objectives``, ``history``, counts, timings, ``predict`` / ``decision_function``;
+        ``converged``, ``status``, ``message`` from the toolkit's one status table
+        (:data:`toolkit.SOLVER_STATUS`: 0 every restart reached a local optimum, 1 an
+        early-stopping rule, 2 ``max_iter``, 3 the callback), ``stop``, ``fallbacks``.
 
     Raises
     ------
