@@ -62,7 +62,7 @@ def _as_real_array(X, name, func, dtype=np.float64):
         raise TypeError(f"The {name!r} parameter of {func} must be a numeric array. Got {_fmt(X)} instead.") from exc
     if raw.dtype.kind == "c":
         raise TypeError(f"The {name!r} parameter of {func} must be a real-valued array. Got {_fmt(raw)} instead; "
-                        "pass the real part (X.real) or the modulus (abs(X)) explicitly.")
+                        "pass its real part or its modulus explicitly.")
     if raw.dtype.kind not in "biufO":
         raise TypeError(f"The {name!r} parameter of {func} must be a numeric array. Got {_fmt(raw)} instead.")
     try:
@@ -217,6 +217,29 @@ def check_kernel_matrix(K, name, func, *, psd=True, symmetrize=False, label=None
     if symmetrize and asymmetry > 0:
         K = 0.5 * (K + K.T)
     return K
+
+
+def check_labels(y, name, func, *, n_rows=None, rows_name=None):
+    """Return class labels ``y`` as a 1-d array: real (complex refused), finite, ``n_rows`` of them.
+
+    Any coding of the classes is accepted (numbers, strings); complex labels, NaN and inf are not.
+    """
+    try:
+        y = np.asarray(y)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"The {name!r} parameter of {func} must be a 1-d array of class labels. "
+                        f"Got {_fmt(y)} instead.") from exc
+    if y.ndim != 1:
+        raise ValueError(f"The {name!r} parameter of {func} must be a 1-d array of class labels. "
+                         f"Got shape {y.shape} instead.")
+    if y.dtype.kind == "c":
+        raise TypeError(f"The {name!r} parameter of {func} must hold real class labels. Got {_fmt(y)} instead.")
+    if n_rows is not None and y.shape[0] != n_rows:
+        raise ValueError(f"{func}: {rows_name!r} has {n_rows} rows but {name!r} has {y.shape[0]}; they must match.")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError(f"The {name!r} parameter of {func} must contain only finite values (no NaN or inf). "
+                         f"Got {int(np.sum(~np.isfinite(y)))} non-finite labels instead.")
+    return y
 
 
 def check_consistent_rows(func, **arrays):

@@ -146,7 +146,12 @@ def linear_kernel(X, Z=None):
     array([[1., 0.],
            [0., 1.]])
     """
-    X, Z, _, _, _ = _prepare(X, Z, "linear_kernel")
+    return _linear(X, Z, "linear_kernel")
+
+
+def _linear(X, Z, func):
+    """:func:`linear_kernel`, with ``func`` named in its validation messages."""
+    X, Z, _, _, _ = _prepare(X, Z, func)
     return _gram(X, Z)
 
 
@@ -184,8 +189,13 @@ def rbf_kernel(X, Z=None, *, sigma, block_size=None):
     array([[1.    , 0.6065],
            [0.6065, 1.    ]])
     """
-    sigma = check_scalar(sigma, "sigma", "rbf_kernel", low=0.0, low_closed=False)
-    X, Z, same, sq_x, sq_z = _prepare(X, Z, "rbf_kernel")
+    return _rbf(X, Z, sigma, block_size, "rbf_kernel")
+
+
+def _rbf(X, Z, sigma, block_size, func):
+    """:func:`rbf_kernel`, with ``func`` named in its validation messages."""
+    sigma = check_scalar(sigma, "sigma", func, low=0.0, low_closed=False)
+    X, Z, same, sq_x, sq_z = _prepare(X, Z, func)
     scale = -1.0 / (2.0 * sigma * sigma)
     if same:
         # Gram case: only the upper triangle, in row blocks [a, b) × [a, n) (GEMM: about half the
@@ -237,16 +247,21 @@ def polynomial_kernel(X, Z=None, *, degree=2, coef0=1.0, scale=1.0):
     -------
     K : ndarray of shape (n_samples_X, n_samples_Z)
     """
-    degree = check_scalar(degree, "degree", "polynomial_kernel", kind=numbers.Integral, low=1)
-    coef0 = check_scalar(coef0, "coef0", "polynomial_kernel", low=0.0)
-    scale = check_scalar(scale, "scale", "polynomial_kernel", low=0.0, low_closed=False)
-    X, Z, _, _, _ = _prepare(X, Z, "polynomial_kernel")
+    return _polynomial(X, Z, degree, coef0, scale, "polynomial_kernel")
+
+
+def _polynomial(X, Z, degree, coef0, scale, func):
+    """:func:`polynomial_kernel`, with ``func`` named in its validation messages."""
+    degree = check_scalar(degree, "degree", func, kind=numbers.Integral, low=1)
+    coef0 = check_scalar(coef0, "coef0", func, low=0.0)
+    scale = check_scalar(scale, "scale", func, low=0.0, low_closed=False)
+    X, Z, _, _, _ = _prepare(X, Z, func)
     K = _gram(X, Z)
     with np.errstate(over="ignore", invalid="ignore"):
         K *= scale
         K += coef0
         np.power(K, degree, out=K)
-    _check_finite_kernel(K, "polynomial_kernel", degree=degree, coef0=coef0, scale=scale)
+    _check_finite_kernel(K, func, degree=degree, coef0=coef0, scale=scale)
     return K
 
 
@@ -326,9 +341,9 @@ def kernel_matrix(X, Z=None, *, kernel="linear", sigma=None, degree=2, coef0=1.0
         return K
     check_option(kernel, "kernel", "kernel_matrix", KERNELS)
     if kernel == "linear":
-        return linear_kernel(X, Z)
+        return _linear(X, Z, "kernel_matrix")
     if kernel == "rbf":
         if sigma is None:
             raise ValueError("The 'sigma' parameter of kernel_matrix is required for kernel='rbf'. Got None instead.")
-        return rbf_kernel(X, Z, sigma=sigma, block_size=block_size)
-    return polynomial_kernel(X, Z, degree=degree, coef0=coef0)
+        return _rbf(X, Z, sigma, block_size, "kernel_matrix")
+    return _polynomial(X, Z, degree, coef0, 1.0, "kernel_matrix")

@@ -59,14 +59,20 @@ def _check_alpha(alpha, func):
 
 def _pair(a, b, func, alternative="two-sided"):
     check_option(alternative, "alternative", func, ALTERNATIVES)
-    a = _as_real_array(a, "a", func).ravel()
-    b = _as_real_array(b, "b", func).ravel()
+    a = _as_real_array(a, "a", func)
+    b = _as_real_array(b, "b", func)
+    for name, x in (("a", a), ("b", b)):
+        if x.ndim != 1:
+            raise ValueError(f"The {name!r} parameter of {func} must be a 1-d array of paired values. "
+                             f"Got an array of shape {x.shape} instead.")
     if a.shape != b.shape:
         raise ValueError(f"{func}: 'a' has {a.size} values but 'b' has {b.size}; paired samples must match.")
     if a.size < 2:
-        raise ValueError(f"{func} needs at least 2 paired values. Got {a.size} instead.")
-    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
-        raise ValueError(f"{func}: the samples must contain only finite values (no NaN or inf).")
+        raise ValueError(f"{func} needs at least 2 paired values in 'a' and 'b'. Got {a.size} instead.")
+    for name, x in (("a", a), ("b", b)):
+        if not np.all(np.isfinite(x)):
+            raise ValueError(f"The {name!r} parameter of {func} must contain only finite values (no NaN or inf). "
+                             f"Got {int(np.sum(~np.isfinite(x)))} non-finite values instead.")
     return a, b
 
 

@@ -32,8 +32,8 @@ from scipy.sparse.linalg import LinearOperator
 from toolkit.manifold import _core as core
 from toolkit._contract import (BREAKDOWN, CONVERGED, MAX_ITER, ConvergenceWarning, is_converged, status_message,
                                warn_not_converged)
-from toolkit._validation import (check_consistent_rows, check_features, check_matrix, check_option,
-                                 check_rng, check_scalar)
+from toolkit._validation import (check_consistent_rows, check_features, check_labels, check_matrix,
+                                 check_option, check_rng, check_scalar)
 from toolkit.early_stopping import StopEvent, make_rule, start_monitor, ValidationCheck, MixedCheck
 from toolkit.graphs import (graph_laplacian, knn_graph, knn_graph_from_kernel, laplacian_operator, METRICS,
                             WEIGHTS)
@@ -180,12 +180,7 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
     if X_u.ndim != 2:
         raise ValueError(f"The 'X_unlabeled' parameter of {func} must be a 2-d array.")
     check_features(func, "X_labeled", X_l, "X_unlabeled", X_u)
-    y = np.asarray(y_labeled)
-    if y.ndim != 1:
-        raise ValueError(f"The 'y_labeled' parameter of {func} must be a 1-d array. Got shape {y.shape} instead.")
-    if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
-        raise ValueError(f"The 'y_labeled' parameter of {func} must contain only finite values (no NaN or inf).")
-    check_consistent_rows(func, X_labeled=X_l, y_labeled=y)
+    y = check_labels(y_labeled, "y_labeled", func, n_rows=X_l.shape[0], rows_name="X_labeled")
     classes, y_idx = np.unique(y, return_inverse=True)
     if len(classes) < 2:
         raise ValueError(f"The 'y_labeled' parameter of {func} must contain at least two classes. "

@@ -12,7 +12,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from toolkit._validation import check_matrix, check_rng, check_scalar
+from toolkit._validation import check_consistent_rows, check_matrix, check_rng, check_scalar
 
 __all__ = ["PathSelection", "validation_curve", "cv_svm_path", "cv_laplacian_svm_path", "select_lambda"]
 
@@ -141,14 +141,24 @@ def validation_curve(path, X_val, y_val, *, lambdas=None, n_lambdas=None):
     PathSelection
     """
     func = "validation_curve"
+    if not callable(getattr(path, "decision_function", None)):
+        raise TypeError(f"The 'path' parameter of {func} must be a path with decision_function(X, lambdas) "
+                        f"(SvmPath, LaplacianSvmPath, RlscPath). Got {type(path).__name__} instead.")
+    X_val = check_matrix(X_val, "X_val", func)
     y_val = check_matrix(y_val, "y_val", func, accept_sparse=False, ndim=1)
     if not np.all(np.isin(y_val, (-1.0, 1.0))):
-        raise ValueError(f"The 'y_val' parameter of {func} must contain only -1 and +1.")
+        raise ValueError(f"The 'y_val' parameter of {func} must contain only -1 and +1. "
+                         f"Got values {np.unique(y_val)[:5].tolist()} instead.")
+    check_consistent_rows(func, X_val=X_val, y_val=y_val)
+    n_lambdas = check_scalar(n_lambdas, "n_lambdas", func, kind=numbers.Integral, low=1, allow_none=True)
     if lambdas is None:
         lambdas = _default_grid(path, n_lambdas)
     else:
-        lambdas = np.sort(check_matrix(np.atleast_1d(lambdas), "lambdas", func, accept_sparse=False, ndim=1))[::-1]
-    err = _errors(path, X_val, y_val, lambdas)
+        lambdas = np.sort(_check_lambdas(lambdas, func))[::-1]
+    try:
+        err = _errors(path, X_val, y_val, lambdas)
+    except ValueError as exc:      # the path's own check of the cross kernel / points, named here
+        raise ValueError(f"The 'X_val' parameter of {func} does not fit the path: {exc}") from exc
     se = np.sqrt(err * (1 - err) / y_val.size)
     i_min, i_1se = select_lambda(lambdas, err, se)
     return PathSelection(lambdas=lambdas, error=err, error_se=se, fold_error=None,
@@ -192,9 +202,17 @@ def _cv_result(lambdas, fold_err, n_folds, seed, path):
                          index_min=i_min, index_1se=i_1se, method="k-fold", n_folds=n_folds, seed=seed, path=path)
 
 
+def _check_lambdas(lambdas, func):
+    lambdas = check_matrix(np.atleast_1d(lambdas), "lambdas", func, accept_sparse=False, ndim=1)
+    if np.any(lambdas <= 0):
+        raise ValueError(f"The 'lambdas' parameter of {func} must contain only values in (0, inf). "
+                         f"Got minimum {float(lambdas.min())!r} instead.")
+    return lambdas
+
+
 def _grid_from(path, lambdas, n_lambdas, func):
     if lambdas is not None:
-        return np.sort(check_matrix(np.atleast_1d(lambdas), "lambdas", func, accept_sparse=False, ndim=1))[::-1]
+        return np.sort(_check_lambdas(lambdas, func))[::-1]
     bps = path.breakpoints
     low = max(bps[-1], bps[0] * 1e-6)
     return np.geomspace(bps[0], low, n_lambdas) if low < bps[0] else np.array([bps[0]])
