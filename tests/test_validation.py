@@ -167,6 +167,26 @@ def test_split_refuses_nan_and_complex_labels():
         data.cv_splits(labels + 0j, l=10, v=10, rng=0)
 
 
+def test_semi_supervised_kfold_names_y_and_n_splits():
+    X = np.zeros((10, 1))
+    y = np.r_[0.0, 1.0, 0.0, 1.0, 0.0, 1.0, -1.0, -1.0, -1.0, -1.0]
+    with pytest.raises(TypeError, match=r"The 'y' parameter of SemiSupervisedKFold.split must hold real class labels"):
+        list(toolkit.SemiSupervisedKFold(2).split(X, y + 1j))
+    with pytest.raises(ValueError, match=r"The 'y' parameter of SemiSupervisedKFold.split must contain only finite"):
+        list(toolkit.SemiSupervisedKFold(2).split(X, np.r_[np.nan, y[1:]]))
+    with pytest.raises(ValueError, match=r"The 'n_splits' parameter of SemiSupervisedKFold must be at most the number "
+                                         r"of labelled rows of the largest class .* Got n_splits=4 with "
+                                         r"\{0\.0: 3, 1\.0: 3\} labelled rows per class instead\."):
+        list(toolkit.SemiSupervisedKFold(4).split(X, y))
+    folds = list(toolkit.SemiSupervisedKFold(2, unlabeled=np.nan).split(X, np.where(y < 0, np.nan, y)))
+    assert all(set(test) <= set(range(6)) for _, test in folds)        # NaN as the unlabelled marker
+
+
+def test_a_callable_kernel_returning_complex_values_is_refused():
+    with pytest.raises(TypeError, match=r"The callable 'kernel' of kernel_matrix must return a real-valued array"):
+        toolkit.kernel_matrix(np.eye(3), kernel=lambda a, b: a @ b.T + 1j)
+
+
 def test_check_indices_unit():
     assert check_indices([], "test", "f", 3).dtype == np.int64
     with pytest.raises(ValueError, match=r"The 'test' parameter of f must be a 1-d array"):
@@ -237,8 +257,9 @@ def test_kernel_matrix_refuses_overflow_without_runtime_warnings(kernel):
     X = np.random.default_rng(0).normal(size=(40, 3)) * 1e200
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(ValueError, match=r"The 'X' parameter of kernel_matrix has rows too large for a float64 "
-                                             r"kernel: the squared norm of row 0 is inf .* Scale the features"):
+        with pytest.raises(ValueError, match=r"The 'X' parameter of kernel_matrix has rows too large for float64 "
+                                             r"kernels and distances: the squared norm of row 0 is inf .* Scale the "
+                                             r"features"):
             toolkit.kernel_matrix(X, kernel=kernel, sigma=1.0)
         with pytest.raises(ValueError, match=r"The 'Z' parameter of rbf_kernel has rows too large"):
             toolkit.rbf_kernel(X[:3] / 1e200, X, sigma=1.0)
@@ -265,8 +286,19 @@ def test_solvers_refuse_overflowing_features_by_name(name):
     }
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
-        with pytest.raises(ValueError, match=r"rows too large for a float64 kernel.*Scale the features"):
+        with pytest.raises(ValueError, match=r"rows too large for float64 kernels and distances.*Scale the features"):
             calls[name]()
+
+
+def test_graphs_refuse_overflowing_features_instead_of_a_reshape_error():
+    X = np.random.default_rng(0).normal(size=(12, 2)) * 1e200
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for call, func in ((lambda: toolkit.graphs.laplacian(X, neighbors=3), "knn_graph"),
+                           (lambda: toolkit.graphs.epsilon_graph(X, radius=1.0), "epsilon_graph")):
+            with pytest.raises(ValueError, match=rf"The 'X' parameter of {func} has rows too large for float64 "
+                                                 r"kernels and distances"):
+                call()
 
 
 # ----------------------------------------------------------------------------- statistics
@@ -356,6 +388,8 @@ ALWAYS_INVALID = {
     "pos": {"nan", "inf", "complex", "negative", "zero"},
     "nonneg": {"nan", "inf", "complex", "negative"},
     "ymulti": {"nan", "inf", "complex", "extra_dim", "drop_row", "one_class"},       # more than two classes too
+    "yfolds": {"nan", "inf", "complex", "extra_dim", "drop_row"},                    # any number of classes
+    "rows": {"drop_row"},                                                           # only its row count is read
     "count": {"complex", "negative", "zero", "float"},
     "alpha": {"nan", "complex", "negative", "zero", "above_one"},
 }
@@ -483,6 +517,12 @@ def _cases():
                                 dict(X=rng.normal(size=(20, 2)), y=np.tile([1.0, -1.0], 10), n_folds=2),
                                 dict(X="Xalone", y="y", n_folds="count")),
                    lambda r, a: np.isfinite(r.test_error)),
+        "SemiSupervisedKFold": (lambda rng: (lambda X, y, n_splits: list(toolkit.SemiSupervisedKFold(
+                                                 n_splits, random_state=0).split(X, y)),
+                                             dict(X=rng.normal(size=(12, 2)), y=np.r_[np.tile([0.0, 1.0], 4), -np.ones(4)],
+                                                  n_splits=2),
+                                             dict(X="rows", y="yfolds", n_splits="count")),
+                                lambda r, a: len(r) == a["n_splits"] and all(np.all(a["y"][t] != -1) for _, t in r)),
         "data.split": (lambda rng: (lambda dataset, l: data.split(dataset, l=l, rng=0),
                                     dict(dataset=np.tile([1.0, -1.0], 10), l=4), dict(dataset="vec", l="count")),
                        lambda r, a: len(r.labeled) == a["l"]),

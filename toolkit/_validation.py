@@ -242,6 +242,34 @@ def check_labels(y, name, func, *, n_rows=None, rows_name=None):
     return y
 
 
+# Largest squared row norm for which every entry of X Zᵀ and of ||x||² + ||z||² - 2 xᵀz is finite:
+# |xᵀz| <= ||x|| ||z|| (Cauchy-Schwarz), so norms below max/4 keep the three terms and their sum
+# below the largest float64 (kernels and Euclidean distances alike). Checked before any product,
+# in O(nd), so overflow never reaches BLAS or a neighbour search.
+MAX_SQ_NORM = np.finfo(np.float64).max / 4
+
+
+def check_row_norms(X, name, func):
+    """Squared row norms of ``X`` (dense or sparse); raise, naming ``X``, when they would overflow.
+
+    Finite features can still overflow a kernel or a distance (``X * 1e200``: NaN kernels with
+    only a ``RuntimeWarning``, a neighbour search that loses its neighbours); refused here with
+    a message that suggests scaling, without any floating-point warning.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        if sp.issparse(X):
+            sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+        else:
+            sq = np.einsum("ij,ij->i", X, X)
+    bad = ~(sq <= MAX_SQ_NORM)          # also NaN
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"The {name!r} parameter of {func} has rows too large for float64 kernels and distances: "
+                         f"the squared norm of row {i} is {float(sq[i]):.3g} (at most {MAX_SQ_NORM:.3g} keeps every "
+                         f"kernel entry and distance finite). Scale the features, e.g. standardise the columns.")
+    return sq
+
+
 def check_consistent_rows(func, **arrays):
     """Raise if the named arrays do not all have the same number of rows, naming both sizes."""
     items = [(k, v.shape[0]) for k, v in arrays.items()]

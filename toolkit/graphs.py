@@ -26,7 +26,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 from sklearn.neighbors import NearestNeighbors
 
-from toolkit._validation import check_matrix, check_option, check_scalar
+from toolkit._validation import check_matrix, check_option, check_row_norms, check_scalar
 
 __all__ = ["knn_graph", "knn_graph_from_kernel", "epsilon_graph", "graph_laplacian", "laplacian",
            "laplacian_operator", "WEIGHTS", "METRICS"]
@@ -120,6 +120,7 @@ def knn_graph(X, *, neighbors=6, weight="binary", sigma=None, metric="euclidean"
     """
     func = "knn_graph"
     X = check_matrix(X, "X", func)
+    check_row_norms(X, "X", func)
     n = X.shape[0]
     if n < 2:
         raise ValueError(f"The 'X' parameter of {func} must have at least 2 rows to build a graph. Got {n} instead.")
@@ -232,6 +233,7 @@ def epsilon_graph(X, *, radius, weight="binary", sigma=None, metric="euclidean")
     """
     func = "epsilon_graph"
     X = check_matrix(X, "X", func)
+    check_row_norms(X, "X", func)
     n = X.shape[0]
     radius = check_scalar(radius, "radius", func, low=0.0, low_closed=False)
     check_option(weight, "weight", func, WEIGHTS)

@@ -19,7 +19,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from toolkit._numba_cache import njit
-from toolkit._validation import _as_real_array, check_features, check_matrix, check_option, check_scalar
+from toolkit._validation import (_as_real_array, check_features, check_matrix, check_option, check_row_norms,
+                                 check_scalar)
 
 __all__ = ["linear_kernel", "rbf_kernel", "polynomial_kernel", "kernel_matrix", "width_heuristic",
            "KERNELS"]
@@ -51,23 +52,9 @@ def _blocks(n_rows, n_cols, block_size):
 
 _CHUNK_BYTES = 2**20   # row chunks of ~1 MiB keep the element-wise passes in cache
 
-# Largest squared row norm for which every entry of X Zᵀ and of ||x||² + ||z||² - 2 xᵀz is finite:
-# |xᵀz| <= ||x|| ||z|| (Cauchy-Schwarz), so norms below max/4 keep the three terms and their sum
-# below the largest float64. Checked before the product (O(nd)), so overflow never reaches BLAS.
-_MAX_SQ_NORM = np.finfo(np.float64).max / 4
-
-
 def _checked_sq_norms(X, name, func):
     """Squared row norms of ``X``; raise, naming ``X``, when a kernel entry could overflow float64."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        sq = _row_sq_norms(X)
-    bad = ~(sq <= _MAX_SQ_NORM)          # also NaN
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"The {name!r} parameter of {func} has rows too large for a float64 kernel: the squared "
-                         f"norm of row {i} is {float(sq[i]):.3g} (at most {_MAX_SQ_NORM:.3g} keeps every "
-                         f"kernel entry finite). Scale the features, e.g. standardise the columns.")
-    return sq
+    return check_row_norms(X, name, func)
 
 
 def _check_finite_kernel(K, func, **params):
@@ -332,7 +319,11 @@ def kernel_matrix(X, Z=None, *, kernel="linear", sigma=None, degree=2, coef0=1.0
     if callable(kernel):
         X = check_matrix(X, "X", "kernel_matrix")
         Zc = X if Z is None else check_matrix(Z, "Z", "kernel_matrix")
-        K = _as_real_array(kernel(X, Zc), "kernel", "kernel_matrix")
+        K = kernel(X, Zc)
+        if np.iscomplexobj(K):
+            raise TypeError("The callable 'kernel' of kernel_matrix must return a real-valued array. "
+                            f"Got dtype {np.asarray(K).dtype} instead.")
+        K = _as_real_array(K, "kernel", "kernel_matrix")
         if K.shape != (X.shape[0], Zc.shape[0]):
             raise ValueError(f"The callable 'kernel' must return an array of shape {(X.shape[0], Zc.shape[0])}. "
                              f"Got shape {K.shape} instead.")

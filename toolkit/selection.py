@@ -42,8 +42,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from toolkit._validation import (check_consistent_rows, check_disjoint, check_indices, check_matrix, check_option,
-                                 check_rng, check_scalar)
+from toolkit._validation import (check_consistent_rows, check_disjoint, check_indices, check_labels, check_matrix,
+                                 check_option, check_rng, check_scalar)
 
 __all__ = [
     "SemiSupervisedKFold", "select", "Selection", "Indices", "Method", "METHODS", "register_method",
@@ -131,17 +131,29 @@ class SemiSupervisedKFold:
         """
         from sklearn.model_selection import StratifiedKFold
 
+        func = "SemiSupervisedKFold.split"
         if y is None:
             raise ValueError("SemiSupervisedKFold.split needs 'y' (with -1 for unlabelled rows). Got None instead.")
         y = np.asarray(y)
+        if y.ndim != 1 or y.dtype.kind == "c":
+            check_labels(y, "y", func)           # raises: 1-d real labels only
         n = y.shape[0] if X is None else len(X) if not hasattr(X, "shape") else X.shape[0]
         if y.shape[0] != n:
             raise ValueError(f"SemiSupervisedKFold.split: 'X' has {n} rows but 'y' has {y.shape[0]}; they must match.")
-        labeled = np.flatnonzero(y != self.unlabeled)
-        unlabeled = np.flatnonzero(y == self.unlabeled)
+        marker_is_nan = isinstance(self.unlabeled, float) and np.isnan(self.unlabeled)
+        is_unlabeled = np.isnan(y) if (marker_is_nan and y.dtype.kind == "f") else (y == self.unlabeled)
+        labeled = np.flatnonzero(~is_unlabeled)
+        unlabeled = np.flatnonzero(is_unlabeled)
+        check_labels(y[labeled], "y", func)       # the labelled rows: finite labels
         if labeled.size < self.n_splits:
             raise ValueError(f"SemiSupervisedKFold.split: {labeled.size} labelled rows cannot be split into "
                              f"{self.n_splits} folds; use n_splits <= {labeled.size}.")
+        classes, counts = np.unique(y[labeled], return_counts=True)
+        if counts.max() < self.n_splits:
+            per_class = ", ".join(f"{c!r}: {k}" for c, k in zip(classes.tolist(), counts.tolist()))
+            raise ValueError(f"The 'n_splits' parameter of SemiSupervisedKFold must be at most the number of labelled "
+                             f"rows of the largest class (stratified folds). Got n_splits={self.n_splits} with "
+                             f"{{{per_class}}} labelled rows per class instead.")
         inner = StratifiedKFold(self.n_splits, shuffle=self.shuffle,
                                 random_state=self.random_state if self.shuffle else None)
         for train, test in inner.split(np.zeros((labeled.size, 1)), y[labeled]):
