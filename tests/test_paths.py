@@ -490,6 +490,20 @@ def test_validation_curve_and_cv():
     assert np.isfinite(cvl.error).all()
 
 
+def test_cv_svm_path_uses_the_one_fold_assignment():
+    from toolkit._cv import stratified_folds
+    X, y, K, _ = _problem(16, n=40)
+    cv = cv_svm_path(K, y, n_folds=3, n_lambdas=10, rng=5)
+    fold = stratified_folds(y, 3, 5)
+    assert np.bincount(fold).max() - np.bincount(fold).min() <= 1
+    for k in range(3):
+        train, test = np.flatnonzero(fold != k), np.flatnonzero(fold == k)
+        p = svm_path(K[np.ix_(train, train)], y[train])
+        lambdas = np.maximum(cv.lambdas, p.breakpoints[-1]) if p._tail_direction is None else cv.lambdas
+        f = p.decision_function(K[np.ix_(test, train)], lambdas)
+        np.testing.assert_array_equal(cv.fold_error[k], np.mean(np.where(f >= 0, 1.0, -1.0) != y[test, None], axis=0))
+
+
 def test_compiled_event_loop_equals_the_numpy_reference():
     from toolkit.paths._svm import _svm_path, _svm_path_reference
     for seed, n_pos in [(17, None), (18, 12)]:

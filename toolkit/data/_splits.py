@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._cv import stratified_folds
 from .._validation import check_disjoint, check_indices, check_rng, check_scalar
 from . import _parsers
 from ._registry import catalogue, fetch_file
@@ -160,17 +161,6 @@ def split(dataset, *, l, u=None, t=None, rng=None):
                  test=test[:t].astype(np.int64), protocol="gieseke", seed=seed)
 
 
-def _stratified_folds(y, folds, generator):
-    """Fold number of each row: each class shuffled and dealt round-robin (class sizes kept per fold)."""
-    fold_of = np.empty(len(y), dtype=np.int64)
-    offset = 0
-    for c in np.unique(y):
-        members = generator.permutation(np.flatnonzero(y == c))
-        fold_of[members] = (np.arange(len(members)) + offset) % folds
-        offset += len(members)
-    return fold_of
-
-
 def cv_splits(dataset, *, folds=4, repeats=3, l, v, rng=None):
     """Melacci & Belkin's protocol: repeated stratified k-fold, training folds split into L, U, V.
 
@@ -229,7 +219,7 @@ def cv_splits(dataset, *, folds=4, repeats=3, l, v, rng=None):
     generator, seed = check_rng(rng)
     out = []
     for r in range(repeats):
-        fold_of = _stratified_folds(y, folds, generator)
+        fold_of = stratified_folds(y, folds, generator)
         for k in range(folds):
             test = np.flatnonzero(fold_of == k)
             train = generator.permutation(np.flatnonzero(fold_of != k))

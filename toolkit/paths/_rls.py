@@ -18,6 +18,7 @@ import numbers
 import numpy as np
 import scipy.linalg as sla
 
+from toolkit._cv import one_standard_error
 from toolkit._validation import check_kernel_matrix, check_matrix, check_scalar
 
 __all__ = ["RlscPath", "rlsc_path"]
@@ -245,8 +246,7 @@ def rlsc_path(K, y, *, weights=None, lambdas=None, n_lambdas=100, lambda_min_rat
     w_bar = w * n / w.sum()
     gcv = np.mean(w_bar[:, None] * residual ** 2, axis=0) / (1.0 - df / n) ** 2
     # 4. selection (largest λ among ties: the most regularised model)
-    i_min = int(np.flatnonzero(crit <= crit.min())[0])
-    i_1se = int(np.flatnonzero(crit <= crit[i_min] + se[i_min])[0])
+    i_min, i_1se = one_standard_error(crit, se, strength=lambdas)
     i_gcv = int(np.nanargmin(np.where(np.isfinite(gcv), gcv, np.inf)))
     for arr in (lambdas, loo_pred, loo_error, loo_mse, gcv, df, s, V, d, y):
         arr.setflags(write=False)

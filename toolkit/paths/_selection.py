@@ -12,6 +12,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
+from toolkit._cv import one_standard_error, stratified_folds
 from toolkit._validation import check_consistent_rows, check_matrix, check_rng, check_scalar
 
 __all__ = ["PathSelection", "validation_curve", "cv_svm_path", "cv_laplacian_svm_path", "select_lambda"]
@@ -93,12 +94,9 @@ def select_lambda(lambdas, error, error_se):
     """glmnet's rule on a decreasing grid: ``(index_min, index_1se)``.
 
     ``index_min`` is the largest λ attaining the minimum error; ``index_1se`` the largest λ with
-    ``error <= error[index_min] + error_se[index_min]``.
+    ``error <= error[index_min] + error_se[index_min]`` (:func:`toolkit._cv.one_standard_error`).
     """
-    error = np.asarray(error, dtype=float)
-    i_min = int(np.flatnonzero(error <= np.nanmin(error))[0])
-    i_1se = int(np.flatnonzero(error <= error[i_min] + error_se[i_min])[0])
-    return i_min, i_1se
+    return one_standard_error(error, error_se, strength=lambdas)
 
 
 def _default_grid(path, n_lambdas):
@@ -165,15 +163,6 @@ def validation_curve(path, X_val, y_val, *, lambdas=None, n_lambdas=None):
                          lambda_min=float(lambdas[i_min]), lambda_1se=float(lambdas[i_1se]),
                          index_min=i_min, index_1se=i_1se, method="validation", n_folds=None, seed=None,
                          path=path)
-
-
-def _stratified_folds(y, n_folds, gen):
-    fold = np.empty(y.size, dtype=int)
-    for label in (-1.0, 1.0):
-        idx = np.flatnonzero(y == label)
-        idx = idx[gen.permutation(idx.size)]
-        fold[idx] = np.arange(idx.size) % n_folds
-    return fold
 
 
 def _check_cv(y, n_folds, func):
@@ -254,7 +243,7 @@ def cv_svm_path(K, y, *, n_folds=5, lambdas=None, n_lambdas=100, rng=None):
     n_folds = _check_cv(y, n_folds, func)
     n_lambdas = check_scalar(n_lambdas, "n_lambdas", func, kind=numbers.Integral, low=1)
     grid = _grid_from(full, lambdas, n_lambdas, func)
-    fold = _stratified_folds(y, n_folds, gen)
+    fold = stratified_folds(y, n_folds, gen)
     fold_err = np.empty((n_folds, grid.size))
     for k in range(n_folds):
         train, test = np.flatnonzero(fold != k), np.flatnonzero(fold == k)
@@ -304,7 +293,7 @@ def cv_laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, n_folds=5, lambd
         from toolkit.graphs import laplacian
         L = sp.csr_matrix(laplacian(full.X_train, neighbors=neighbors, weight=weight, sigma=graph_sigma,
                                     normalized=normalized, degree=laplacian_degree, metric=metric))
-    fold = _stratified_folds(y, n_folds, gen)
+    fold = stratified_folds(y, n_folds, gen)
     l = y.size
     fold_err = np.empty((n_folds, grid.size))
     for k in range(n_folds):
