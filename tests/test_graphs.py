@@ -7,7 +7,8 @@ from hypothesis.extra.numpy import arrays
 from scipy.sparse import csgraph
 from scipy.spatial.distance import cdist
 
-from toolkit.graphs import epsilon_graph, graph_laplacian, knn_graph, laplacian, laplacian_operator
+from toolkit.graphs import (POWER_MAX_DENSITY, epsilon_graph, graph_laplacian, knn_graph, laplacian, laplacian_operator,
+                            laplacian_power)
 
 
 def brute_knn(X, k, metric="euclidean"):
@@ -77,6 +78,44 @@ def test_iterated_laplacian_and_operator():
     np.testing.assert_allclose(op @ V, L3 @ V, atol=1e-12)
     np.testing.assert_allclose(op @ V[:, 0], L3 @ V[:, 0], atol=1e-12)
     np.testing.assert_allclose(op.T @ V[:, 0], L3 @ V[:, 0], atol=1e-12)
+
+
+@pytest.mark.parametrize("weight", ["binary", "heat"])
+@pytest.mark.parametrize("degree", [1, 2, 3])
+def test_laplacian_power_is_the_dense_power_made_exactly_symmetric(weight, degree):
+    X = np.random.default_rng(4).normal(size=(60, 3))
+    L1 = graph_laplacian(knn_graph(X, neighbors=5, weight=weight))
+    P = laplacian_power(L1, degree=degree)
+    assert sp.isspmatrix_csr(P) and P.has_sorted_indices
+    np.testing.assert_array_equal(P.toarray(), P.toarray().T)                       # exactly symmetric
+    np.testing.assert_allclose(P.toarray(), np.linalg.matrix_power(L1.toarray(), degree), atol=1e-13)
+    np.testing.assert_array_equal(laplacian(X, neighbors=5, weight=weight, degree=degree).toarray(), P.toarray())
+    np.testing.assert_array_equal(laplacian_power(L1.toarray(), degree=degree).toarray(), P.toarray())   # dense input
+
+
+def test_laplacian_power_becomes_the_operator_once_it_fills_in():
+    X = np.random.default_rng(5).normal(size=(40, 2))
+    L1 = graph_laplacian(knn_graph(X, neighbors=6))
+    dense = laplacian_power(L1, degree=4)
+    assert dense.nnz > POWER_MAX_DENSITY * 40 ** 2
+    op = laplacian_power(L1, degree=4, max_density=POWER_MAX_DENSITY)
+    assert isinstance(op, sp.linalg.LinearOperator)
+    V = np.random.default_rng(0).normal(size=(40, 2))
+    np.testing.assert_array_equal(op @ V, laplacian_operator(L1, degree=4) @ V)
+    np.testing.assert_allclose(op @ V, dense @ V, atol=1e-12)
+    assert sp.issparse(laplacian_power(L1, degree=1, max_density=POWER_MAX_DENSITY))  # L itself never switches
+    assert isinstance(laplacian(X, neighbors=6, degree=4, max_density=POWER_MAX_DENSITY), sp.linalg.LinearOperator)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda L: laplacian_power(L, degree=0), "'degree' parameter of laplacian_power"),
+    (lambda L: laplacian_power(L, max_density=0.0), "'max_density' parameter of laplacian_power"),
+    (lambda L: laplacian_power(L[:, :3]), "'L' parameter of laplacian_power must be a square"),
+])
+def test_laplacian_power_errors(call, match):
+    L = graph_laplacian(knn_graph(np.random.default_rng(0).normal(size=(6, 2)), neighbors=2))
+    with pytest.raises((ValueError, TypeError), match=match):
+        call(L)
 
 
 def test_epsilon_graph_matches_brute_force():

@@ -556,3 +556,37 @@ def test_top_level_names_are_the_functions_whatever_the_import_order():
     from toolkit import lapsvm as top, s2rlsc as top_s2rlsc
     assert top is lapsvm and callable(top_s2rlsc) and top_s2rlsc.__module__ == "toolkit.rls"
     assert toolkit.laprlsc is laprlsc and toolkit.lapsvm_dual is lapsvm_dual
+
+
+# ------------------------------------------------------------------------------ one L^p
+@pytest.mark.parametrize("weight, degree", [("heat", 1), ("binary", 2), ("heat", 4)])
+@pytest.mark.parametrize("solver", [lapsvm, laprlsc, lapsvm_dual])
+def test_the_solvers_build_the_laplacian_power_of_graphs(solver, weight, degree):
+    """lapsvm's own L^p is graphs.laplacian(..., max_density=POWER_MAX_DENSITY): the same model, bit for bit
+    (heat weights at p = 1: the exactly symmetric L; p = 4 on 60 points: the matrix-free operator)."""
+    from toolkit.graphs import POWER_MAX_DENSITY
+    X, y = moons(60, 31)
+    kw = dict(sigma=0.4, gamma_A=1e-2, gamma_I=1.0, neighbors=5, weight=weight, degree=degree)
+    L = laplacian(X, neighbors=5, weight=weight, degree=degree, max_density=POWER_MAX_DENSITY)
+    assert isinstance(L, sp.linalg.LinearOperator) == (degree == 4)
+    own = solver(X[:6], y[:6], X[6:], **kw)
+    given = solver(X[:6], y[:6], X[6:], laplacian_matrix=L, **kw)
+    np.testing.assert_array_equal(own.alpha, given.alpha)
+    np.testing.assert_array_equal(own.b, given.b)
+
+
+@pytest.mark.parametrize("degree", [1, 2, pytest.param(4, marks=pytest.mark.xfail(
+    strict=True, reason="select's _shared_laplacian builds laplacian(X_all, **graph) without "
+                        "max_density=POWER_MAX_DENSITY: a CSR L^4 where lapsvm applies the operator"))])
+def test_select_fits_lapsvm_with_the_same_laplacian_power(degree):
+    """select('lapsvm') refits exactly lapsvm() on L ∪ U with select's kernel (its adapter shares L^p
+    across the grid; it must be the L^p lapsvm would build)."""
+    from toolkit.selection import CachedKernel, select
+    X, y = moons(60, 32)
+    params = dict(gamma_A=1e-2, gamma_I=1.0, neighbors=5, degree=degree, weight="heat", method="newton")
+    split = {"labeled": np.arange(6), "unlabeled": np.arange(6, 60), "test": np.arange(6, 60)}
+    sel = select("lapsvm", X, y, split, grid={}, fixed={"kernel": "rbf", "sigma": 0.4, **params},
+                 scenario="test-set", refit="min", rng=0, progress=False)
+    direct = lapsvm(X[:6], y[:6], X[6:], kernel=CachedKernel("rbf", sigma=0.4), **params)
+    np.testing.assert_array_equal(sel.model.alpha, direct.alpha)
+    np.testing.assert_array_equal(sel.model.b, direct.b)

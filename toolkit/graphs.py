@@ -8,8 +8,9 @@ labelled and unlabelled points together. This module builds that graph and its L
   the other's ``k`` nearest (neighbour search by scikit-learn);
 * :func:`epsilon_graph` -- ``i ~ j`` if ``d(x_i, x_j) <= radius``;
 * :func:`graph_laplacian` -- ``L = D - W`` or ``L = I - D^{-1/2} W D^{-1/2}`` of a weight matrix;
-* :func:`laplacian` -- the whole pipeline ``X -> L^p`` as a CSR matrix (Melacci & Belkin's
-  "iterated Laplacian", Table 9 parameter ``p``);
+* :func:`laplacian_power` -- ``L^p``, Melacci & Belkin's "iterated Laplacian" (Table 9 parameter
+  ``p``), the one construction every solver and :func:`laplacian` use;
+* :func:`laplacian` -- the whole pipeline ``X -> L^p`` as a CSR matrix;
 * :func:`laplacian_operator` -- ``L^p`` as a :class:`scipy.sparse.linalg.LinearOperator` that
   applies ``L`` ``p`` times and never forms the (denser) power.
 
@@ -29,7 +30,7 @@ from sklearn.neighbors import NearestNeighbors
 from toolkit._validation import check_matrix, check_option, check_row_norms, check_scalar
 
 __all__ = ["knn_graph", "knn_graph_from_kernel", "epsilon_graph", "graph_laplacian", "laplacian",
-           "laplacian_operator", "WEIGHTS", "METRICS"]
+           "laplacian_power", "laplacian_operator", "POWER_MAX_DENSITY", "WEIGHTS", "METRICS"]
 
 WEIGHTS = ("binary", "heat", "distance")
 METRICS = ("euclidean", "cosine", "manhattan", "sqeuclidean")
@@ -310,19 +311,65 @@ def graph_laplacian(W, *, normalized=True):
     return L
 
 
-def _matrix_power(L, degree):
-    out = L
+#: :func:`laplacian_power` with ``max_density=POWER_MAX_DENSITY`` (what :func:`toolkit.lapsvm` and
+#: :func:`toolkit.laprlsc` use) keeps ``L^p`` as a CSR matrix while it has at most this fraction of
+#: ``n²`` non-zeros; a fuller power costs more to form and to apply than ``p`` sparse products.
+POWER_MAX_DENSITY = 0.25
+
+
+def laplacian_power(L, *, degree=1, max_density=None):
+    """The iterated Laplacian ``L^p``: an exactly symmetric CSR matrix, or an operator once it fills in.
+
+    Parameters
+    ----------
+    L : sparse matrix or array-like of shape (n_samples, n_samples)
+        A symmetric Laplacian, e.g. from :func:`graph_laplacian`.
+    degree : int, default=1
+        The power ``p >= 1`` (Melacci & Belkin 2011, eq. 3 and Table 9).
+    max_density : float in (0, 1], default=None
+        ``None``: always the CSR matrix. Otherwise, once a partial product has more than
+        ``max_density · n²`` non-zeros, :func:`laplacian_operator` ``(L, degree=p)`` instead
+        (the solvers use :data:`POWER_MAX_DENSITY`).
+
+    Returns
+    -------
+    L_p : scipy.sparse.csr_matrix or LinearOperator of shape (n_samples, n_samples)
+        The matrix is ``(P + Pᵀ) / 2`` of the product ``P = L ⋯ L`` (round-off removed, so it is
+        exactly symmetric; sorted indices).
+
+    Notes
+    -----
+    ``L`` has about ``2 k n`` non-zeros for a kNN graph; ``L^p`` couples points ``p`` hops apart
+    and fills in quickly, so each product costs up to ``O(nnz(L^{j}) k)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> L = graph_laplacian(np.array([[0.0, 1.0], [1.0, 0.0]]), normalized=False)
+    >>> laplacian_power(L, degree=2).toarray()
+    array([[ 2., -2.],
+           [-2.,  2.]])
+    """
+    func = "laplacian_power"
+    degree = check_scalar(degree, "degree", func, kind=numbers.Integral, low=1)
+    max_density = check_scalar(max_density, "max_density", func, low=0.0, high=1.0, low_closed=False,
+                               allow_none=True)
+    L = sp.csr_matrix(L if sp.issparse(L) else check_matrix(L, "L", func), dtype=np.float64)
+    if L.shape[0] != L.shape[1]:
+        raise ValueError(f"The 'L' parameter of {func} must be a square matrix. Got shape {L.shape} instead.")
+    n = L.shape[0]
+    power = L
     for _ in range(degree - 1):
-        out = out @ L
-    out = sp.csr_matrix(out)
-    # symmetrise away round-off so that L^p is exactly symmetric
-    out = sp.csr_matrix((out + out.T) * 0.5)
-    out.sort_indices()
-    return out
+        power = power @ L
+        if max_density is not None and power.nnz > max_density * n * n:     # filling in: keep it matrix-free
+            return laplacian_operator(L, degree=degree)
+    power = sp.csr_matrix((power + power.T) * 0.5)
+    power.sort_indices()
+    return power
 
 
 def laplacian(X, *, neighbors=6, weight="binary", sigma=None, normalized=True, degree=1,
-              metric="euclidean"):
+              metric="euclidean", max_density=None):
     """Iterated graph Laplacian ``L^p`` of the symmetrised kNN graph of ``X``.
 
     The intrinsic regulariser of manifold regularisation is ``fᵀ L^p f`` (Melacci & Belkin 2011,
@@ -342,11 +389,14 @@ def laplacian(X, *, neighbors=6, weight="binary", sigma=None, normalized=True, d
     degree : int, default=1
         The power ``p >= 1``.
     metric : {"euclidean", "cosine", "manhattan", "sqeuclidean"}, default="euclidean"
+    max_density : float in (0, 1], default=None
+        As in :func:`laplacian_power`: ``None`` always gives the CSR matrix;
+        :data:`POWER_MAX_DENSITY` gives exactly the operator :func:`toolkit.lapsvm` builds.
 
     Returns
     -------
-    L : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
-        ``L^degree``, symmetric positive semi-definite.
+    L : scipy.sparse.csr_matrix or LinearOperator of shape (n_samples, n_samples)
+        ``L^degree`` (:func:`laplacian_power`), symmetric positive semi-definite.
 
     Notes
     -----
@@ -366,7 +416,7 @@ def laplacian(X, *, neighbors=6, weight="binary", sigma=None, normalized=True, d
     if not isinstance(normalized, (bool, np.bool_)):
         raise TypeError(f"The 'normalized' parameter of {func} must be a bool. Got {normalized!r} instead.")
     W = knn_graph(X, neighbors=neighbors, weight=weight, sigma=sigma, metric=metric)
-    return _matrix_power(graph_laplacian(W, normalized=bool(normalized)), degree)
+    return laplacian_power(graph_laplacian(W, normalized=bool(normalized)), degree=degree, max_density=max_density)
 
 
 def laplacian_operator(L, *, degree=1):

@@ -35,8 +35,8 @@ from toolkit._contract import (BREAKDOWN, CONVERGED, MAX_ITER, ConvergenceWarnin
 from toolkit._validation import (check_consistent_rows, check_features, check_labels, check_matrix,
                                  check_option, check_rng, check_scalar)
 from toolkit.early_stopping import StopEvent, make_rule, start_monitor, ValidationCheck, MixedCheck
-from toolkit.graphs import (graph_laplacian, knn_graph, knn_graph_from_kernel, laplacian_operator, METRICS,
-                            WEIGHTS)
+from toolkit.graphs import (graph_laplacian, knn_graph, knn_graph_from_kernel, laplacian_power, METRICS,
+                            POWER_MAX_DENSITY, WEIGHTS)
 from toolkit.kernels import kernel_matrix
 
 __all__ = ["lapsvm", "laprlsc", "lapsvm_dual", "LapSVMResult", "ConvergenceWarning"]
@@ -241,8 +241,8 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
                     raise
         if W is None:
             W = knn_graph(X, neighbors=neighbors, weight=weight, metric=metric)
-        L1 = graph_laplacian(W, normalized=bool(normalized))
-        L = _power(L1, degree)
+        L = laplacian_power(graph_laplacian(W, normalized=bool(normalized)), degree=degree,
+                            max_density=POWER_MAX_DENSITY)
     t_graph = time.perf_counter() - t0
     if dtype is np.float32:
         t0 = time.perf_counter()
@@ -259,20 +259,6 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
                   normalized=bool(normalized), weight=weight, metric=metric, n_labeled=l,
                   n_unlabeled=u, dtype=np.dtype(dtype).name)
     return X, K, L, Y, classes, y_idx, params, {"kernel": t_kernel, "graph": t_graph}
-
-
-def _power(L1, degree):
-    """``L^p`` stored sparse when it stays sparse enough, otherwise applied as an operator."""
-    if degree == 1:
-        return L1
-    n = L1.shape[0]
-    out = L1
-    for _ in range(degree - 1):
-        out = out @ L1
-        if out.nnz > 0.25 * n * n:                        # filling in: keep it matrix-free
-            return laplacian_operator(L1, degree=degree)
-    out = sp.csr_matrix((out + out.T) * 0.5)
-    return out
 
 
 def _initial(x0, n, C, func):
