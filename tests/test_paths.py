@@ -427,6 +427,29 @@ def test_effective_kernel_is_symmetric_psd():
     assert np.linalg.eigvalsh(K[:8, :8] - G).min() > -1e-10
 
 
+@pytest.mark.parametrize("r", [0.0, 0.5, 10.0])
+def test_effective_kernel_is_the_lapsvm_dual_kernel(r):
+    """One construction: J K (I + r L K)⁻¹ Jᵀ written out densely, and lapsvm_dual's kernel
+    J K (2γ_A I + 2γ_I L K)⁻¹ Jᵀ = G / (2γ_A) at r = γ_I / γ_A."""
+    from toolkit.graphs import laplacian
+    from toolkit.manifold._core import effective_kernel as dual_kernel
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(25, 2))
+    K = kernel_matrix(X, kernel="rbf", sigma=1.0)
+    L = laplacian(X, neighbors=4, degree=2)
+    G, B = effective_kernel(K, L, 6, r)
+    B_dense = np.linalg.solve(np.eye(25) + r * L.toarray() @ K, np.eye(25)[:, :6])
+    np.testing.assert_allclose(B, B_dense, atol=1e-12)
+    np.testing.assert_allclose(G, K[:6] @ B_dense, atol=1e-12)
+    G2, B2 = dual_kernel(K, L, 6, 0.5, 0.5 * r)
+    np.testing.assert_array_equal(G, G2)
+    np.testing.assert_array_equal(B, B2)
+    gamma_A = 0.01
+    Gd, Bd = dual_kernel(K, L, 6, gamma_A, r * gamma_A)
+    np.testing.assert_allclose(2 * gamma_A * Gd, G, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(2 * gamma_A * Bd, B, rtol=1e-12, atol=1e-12)
+
+
 # ----------------------------------------------------------------------------- RLS path
 def test_rlsc_path_loo_equals_brute_force_refits():
     X, y, K, _ = _problem(14, n=30)

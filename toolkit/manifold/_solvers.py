@@ -645,7 +645,6 @@ def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, g
     """
     from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
     from sklearn.svm import SVC
-    import scipy.linalg as sla
 
     func = "lapsvm_dual"
     if x0 is not None or callback is not None:
@@ -664,15 +663,7 @@ def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, g
     n, C = X.shape[0], Y.shape[1]
     l = Y.shape[0]
     gA, gI = params["gamma_A"], params["gamma_I"]
-    LK = core._dense_LK(L, K)
-    M = 2.0 * gI * LK
-    M[np.diag_indices(n)] += 2.0 * gA
-    lu = sla.lu_factor(M, check_finite=False)
-    Jt = np.zeros((n, l))
-    Jt[np.arange(l), np.arange(l)] = 1.0
-    Xsol = sla.lu_solve(lu, Jt, check_finite=False)        # (2γ_A I + 2γ_I L K)⁻¹ J_Lᵀ
-    G = K[:l] @ Xsol
-    G = 0.5 * (G + G.T)
+    G, Xsol = core.effective_kernel(K, L, l, gA, gI)      # Xsol = (2γ_A I + 2γ_I L K)⁻¹ J_Lᵀ
     alpha = np.zeros((n, C))
     b = np.zeros(C)
     svc_iterations = np.zeros(C, dtype=int)

@@ -25,9 +25,9 @@ import dataclasses
 import numbers
 
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sp
 
+from toolkit.manifold._core import effective_kernel as _lapsvm_dual_kernel
 from toolkit.paths._svm import SvmPath, _svm_path
 from toolkit._validation import check_features, check_matrix, check_scalar
 
@@ -56,19 +56,10 @@ def effective_kernel(K, L, n_labeled, gamma_ratio):
 
     Notes
     -----
-    One LU factorisation of the n × n matrix ``I + r L K``, ``O(n³)``, then ``O(n² l)``.
+    One LU factorisation of the n × n matrix ``I + r L K``, ``O(n³)``, then ``O(n² l)``: the
+    LapSVM dual's kernel ``toolkit.manifold._core.effective_kernel`` at ``γ_A = 1/2``, ``γ_I = r/2``.
     """
-    n = K.shape[0]
-    rhs = np.zeros((n, n_labeled))
-    rhs[np.arange(n_labeled), np.arange(n_labeled)] = 1.0
-    if gamma_ratio == 0.0:
-        B = rhs
-    else:
-        LK = L @ K
-        LK = np.asarray(LK.toarray() if sp.issparse(LK) else LK)
-        B = sla.solve(np.eye(n) + gamma_ratio * LK, rhs, check_finite=False)
-    G = K[:n_labeled] @ B
-    return 0.5 * (G + G.T), B
+    return _lapsvm_dual_kernel(K, L, n_labeled, 0.5, 0.5 * gamma_ratio)
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
