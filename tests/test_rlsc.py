@@ -41,6 +41,30 @@ def test_many_lambdas_from_one_factorisation():
                                    rtol=1e-8, atol=1e-12)
 
 
+def test_rlsc_and_rlsc_path_solve_with_the_one_spectral_solver():
+    """rlsc (unit weights, shift λ l) and rlsc_path (weights 1/l, shift λ) are one weighted RLS
+    from one eigendecomposition: c(μ) = D V diag(1/(s + μ)) Vᵀ D y."""
+    from toolkit import rlsc_path
+    from toolkit.rls._spectral import coefficients, weighted_eigh
+    X, y = _data(25)
+    K = kernel_matrix(X, kernel="rbf", sigma=1.5)
+    l = K.shape[0]
+    w = np.random.default_rng(2).uniform(0.2, 2.0, size=l)
+    for weights in (np.full(l, 1.0 / l), w):
+        s, V, d = weighted_eigh(K, weights)
+        assert s.min() >= 0
+        np.testing.assert_allclose((V * s) @ V.T, d[:, None] * K * d[None, :], atol=1e-12)
+        grid = np.array([1.0, 0.1, 1e-3])
+        C = coefficients(s, V, y.astype(float), grid, d)
+        for c, mu in zip(C, grid):                            # (W K + μ I) c = W y
+            np.testing.assert_allclose(c, np.linalg.solve(weights[:, None] * K + mu * np.eye(l), weights * y),
+                                       rtol=1e-7, atol=1e-10)
+        np.testing.assert_allclose(coefficients(s, V, y.astype(float), 0.1, d), C[1], rtol=1e-12, atol=1e-14)
+    fit, path = rlsc(K, y, kernel="precomputed", lam=0.05), rlsc_path(K, y)
+    for lam in (0.05, 0.3, 1e-4):
+        np.testing.assert_allclose(fit.coef(lam), path.coef(lam), rtol=1e-8, atol=1e-11)
+
+
 def test_offset_is_an_appended_constant_feature():
     X, y = _data()
     X = X + 3.0

@@ -16,9 +16,9 @@ import dataclasses
 import numbers
 
 import numpy as np
-import scipy.linalg as sla
 
 from toolkit._cv import one_standard_error
+from toolkit.rls._spectral import coefficients, weighted_eigh
 from toolkit._validation import check_kernel_matrix, check_matrix, check_scalar
 
 __all__ = ["RlscPath", "rlsc_path"]
@@ -78,10 +78,7 @@ class RlscPath:
         -------
         c : ndarray of shape (n_samples,) or (n_lambdas, n_samples)
         """
-        arr = self._check_s(s)
-        z = self.eigenvectors.T @ (self.sqrt_weights * self.y)
-        C = (self.eigenvectors @ (z[:, None] / (self.eigenvalues[:, None] + arr[None, :]))).T
-        C *= self.sqrt_weights[None, :]
+        C = coefficients(self.eigenvalues, self.eigenvectors, self.y, self._check_s(s), self.sqrt_weights)
         return C[0] if np.ndim(s) == 0 else C
 
     def decision_function(self, K_cross, s):
@@ -212,15 +209,8 @@ def rlsc_path(K, y, *, weights=None, lambdas=None, n_lambdas=100, lambda_min_rat
             raise ValueError(f"The 'lambdas' parameter of {func} must contain only values in (0, inf). "
                              f"Got minimum {float(lambdas.min())!r} instead.")
         lambdas = np.sort(lambdas)[::-1]
-    d = np.sqrt(w)
-    # 1. one eigendecomposition of D K D (eigh reads the lower triangle only; equal weights
-    #    scale the spectrum, so K itself is decomposed without a copy)
-    if np.all(w == w[0]):
-        s, V = sla.eigh(K, check_finite=False)
-        s = s * w[0]
-    else:
-        s, V = sla.eigh(d[:, None] * K * d[None, :], check_finite=False)
-    s = np.maximum(s, 0.0)
+    # 1. one eigendecomposition of D K D
+    s, V, d = weighted_eigh(K, w)
     # 2. the grid
     if lambdas is None:
         lam_max = float(s[-1]) if s[-1] > 0 else 1.0

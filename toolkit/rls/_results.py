@@ -99,9 +99,9 @@ class RLSCResult:
             return self.coefficients
         from toolkit._validation import check_scalar
         lam = check_scalar(lam, "lam", "RLSCResult.coef", low=0.0, low_closed=False)
+        from toolkit.rls._spectral import coefficients
         l = self.y_transformed.shape[0]
-        z = self.eigenvectors.T @ self.y_transformed
-        return self.eigenvectors @ (z / (self.eigenvalues + lam * l))
+        return coefficients(self.eigenvalues, self.eigenvectors, self.y_transformed, lam * l)
 
     def decision_function(self, X, lam=None):
         """Real-valued predictions ``f(x) = Σ_i c_i k(x_i, x)`` (+ ``Σ c`` with an offset)."""

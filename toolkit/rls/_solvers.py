@@ -29,6 +29,7 @@ from toolkit._contract import (CONVERGED, MAX_ITER, ConvergenceWarning, Intermed
 from toolkit.rls._results import (KernelExpansion, MMCResult, RestartRecord, RLSCResult,
                                      S2RLSCResult)
 from toolkit.rls._search import evolutionary_search, local_search
+from toolkit.rls._spectral import coefficients, weighted_eigh
 from toolkit._validation import (check_consistent_rows, check_features, check_kernel_matrix, check_labels,
                                  check_matrix, check_option, check_rng, check_scalar)
 from toolkit.kernels import kernel_matrix
@@ -491,10 +492,9 @@ def rlsc(X_labeled, y_labeled, *, kernel="linear", sigma=None, degree=2, coef0=1
     else:
         problem = _Problem(X_l, kernel, sigma, degree, coef0, bool(offset))
     K = problem.full()
-    s, U = la.eigh(0.5 * (K + K.T), check_finite=False)
-    s = np.maximum(s, 0.0)
+    s, U, _ = weighted_eigh(0.5 * (K + K.T), np.ones(l))      # unit weights: the (1/l) loss is the shift λ l
+    c = coefficients(s, U, y, lam * l)
     z = U.T @ y
-    c = U @ (z / (s + lam * l))
     shrink = lam * l / (s + lam * l)
     objective = float((shrink**2 * z**2).sum() / l + lam * (s * z**2 / (s + lam * l) ** 2).sum())
     return RLSCResult(coefficients=c, lam=lam, objective=objective, classes=classes,
