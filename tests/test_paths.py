@@ -528,11 +528,12 @@ def test_cv_svm_path_uses_the_one_fold_assignment():
 
 
 def test_compiled_event_loop_equals_the_numpy_reference():
-    from toolkit.paths._svm import _svm_path, _svm_path_reference
+    from toolkit.paths._reference import svm_path_reference
+    from toolkit.paths._svm import _svm_path
     for seed, n_pos in [(17, None), (18, 12)]:
         X, y, K, Kt = _problem(seed, n=60, n_pos=n_pos)
         fast = _svm_path(K, y, None, 10_000, 0.0, 250)
-        ref = _svm_path_reference(K, y, None, 10_000, 0.0, 50)
+        ref = svm_path_reference(K, y, None, 10_000, 0.0, 50)
         np.testing.assert_allclose(fast.breakpoints, ref.breakpoints, rtol=1e-9)
         np.testing.assert_allclose(fast.alphas, ref.alphas, atol=1e-8)
         assert list(fast.history["event"][1:4]) == list(ref.history["event"][1:4])
@@ -540,10 +541,11 @@ def test_compiled_event_loop_equals_the_numpy_reference():
 
 def test_compiled_loop_with_a_large_elbow_equals_the_numpy_reference():
     # more than 64 elbow points: the incrementally updated factor outgrows its first buffer
-    from toolkit.paths._svm import _svm_path, _svm_path_reference
+    from toolkit.paths._reference import svm_path_reference
+    from toolkit.paths._svm import _svm_path
     X, y, K, Kt = _problem(21, n=150, d=2, sigma=0.3)
     fast = _svm_path(K, y, None, 10_000, 0.0, 7)
-    ref = _svm_path_reference(K, y, None, 10_000, 0.0, 7)
+    ref = svm_path_reference(K, y, None, 10_000, 0.0, 7)
     assert fast.elbow_sizes.max() > 64 and fast.n_singular_steps == 0
     np.testing.assert_allclose(fast.breakpoints, ref.breakpoints, rtol=1e-9)
     np.testing.assert_allclose(fast.alphas, ref.alphas, atol=1e-8)
@@ -551,13 +553,13 @@ def test_compiled_loop_with_a_large_elbow_equals_the_numpy_reference():
 
 
 def test_compiled_lemma2_qp_equals_the_numpy_reference():
-    from toolkit.paths._svm import _lemma2_qp
+    from toolkit.paths._reference import lemma2_qp_reference
     from toolkit.paths._svm_numba import lemma2_qp
     X, y, K, _ = _problem(19, n=70, n_pos=25)
     M, N = np.flatnonzero(y < 0), np.flatnonzero(y > 0)
     H, q = np.ascontiguousarray(K[np.ix_(M, M)]), K[np.ix_(M, N)].sum(axis=1)
     np.testing.assert_allclose(lemma2_qp(H, q, np.argsort(-q, kind="stable"), float(N.size), 1e-12, 1000),
-                               _lemma2_qp(H, q, float(N.size)),
+                               lemma2_qp_reference(H, q, float(N.size)),
                                atol=1e-10)
 
 

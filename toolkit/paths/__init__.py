@@ -11,6 +11,8 @@
 
 Path objects follow glmnet: ``breakpoints`` (or ``lambdas``), ``coef(s)``,
 ``decision_function(X, s)`` / ``predict(X, s)`` at any λ, ``plot()``, ``summary()``.
+The plain NumPy reference implementations that the tests compare the compiled loops against are
+in ``_reference``.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Compiled event loop of the SVM path (the same steps as ``toolkit.paths._svm._svm_path_reference``).
+"""Compiled event loop of the SVM path (the same steps as ``toolkit.paths._reference.svm_path_reference``).
 
 One call follows linear segments (non-empty elbow) event after event and returns to Python on
 anything that needs a decision there: the elbow empties, the left set empties, the path reaches
@@ -648,7 +648,7 @@ def _elbow_remove(E, pos, KE, yE, m, k):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def lemma2_qp(H, q, order, total, tol, max_iter):  # pragma: no cover - compiled
-    """Compiled twin of ``toolkit.paths._svm._lemma2_qp``: exact primal active set for
+    """Compiled twin of ``toolkit.paths._reference.lemma2_qp_reference``: exact primal active set for
     ``min ½ aᵀ H a - qᵀ a`` s.t. ``0 <= a <= 1``, ``Σ a = total`` (``H`` symmetric); ``order``
     sorts ``q`` decreasingly (the start vertex puts ones on the first ``total``)."""
     return lemma2_qp_sub(H, np.arange(q.size), q, order, total, tol, max_iter)
