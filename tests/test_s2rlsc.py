@@ -6,7 +6,6 @@ all valid labellings, the naive search that recomputes F for every candidate, su
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import warnings
 
 import numpy as np
@@ -17,7 +16,8 @@ from hypothesis import strategies as st
 from toolkit import kernel_matrix, mmc, rlsc, s2rlsc
 from toolkit.rls._operator import (diagonal_weights, nystrom_features, operator_from_features,
                                       operator_from_kernel)
-from toolkit.rls._reference import direct_objective, mmc_naive, s2rlsc_naive
+from toolkit.rls._reference import (best_valid_flip_gain, direct_objective, exhaustive_minimum, mmc_naive,
+                                    s2rlsc_naive)
 from toolkit.rls._search import local_search
 from toolkit.rls import ConvergenceWarning
 
@@ -37,21 +37,6 @@ def split(n=60, d=5, l=8, seed=0):
     order = np.r_[np.flatnonzero(y > 0)[: l // 2], np.flatnonzero(y < 0)[: l - l // 2]]
     rest = np.setdiff1d(np.arange(n), order)
     return X[order], y[order], X[rest], y[rest]
-
-
-def best_valid_flip_gain(K, y_full, l, lam, lam_u, balance, eps):
-    """Largest decrease of the direct F over valid single flips of the free coordinates."""
-    n = len(y_full)
-    u = n - l
-    f0 = direct_objective(K, y_full, l, lam, lam_u)
-    best = 0.0
-    for j in range(l, n):
-        z = y_full.copy()
-        z[j] = -z[j]
-        if abs(np.mean(z[l:] > 0) - balance) >= eps:
-            continue
-        best = max(best, f0 - direct_objective(K, z, l, lam, lam_u))
-    return best, f0, u
 
 
 # ------------------------------------------------------------------ the O(1) flip update
@@ -193,16 +178,6 @@ def test_mmc_local_optimum_and_clusters():
 
 # ------------------------------------------------------------------ brute force and special cases
 
-def _all_valid_min(K, y_l, u, lam, lam_u, balance, eps):
-    best = np.inf
-    for bits in itertools.product([-1.0, 1.0], repeat=u):
-        yu = np.array(bits)
-        if abs(np.mean(yu > 0) - balance) >= eps:
-            continue
-        best = min(best, direct_objective(K, np.r_[y_l, yu], len(y_l), lam, lam_u))
-    return best
-
-
 @pytest.mark.parametrize("seed,u,kernel", [(0, 10, "linear"), (1, 12, "rbf"), (2, 9, "linear")])
 def test_best_of_restarts_reaches_global_optimum(seed, u, kernel):
     rng = np.random.default_rng(seed)
@@ -211,7 +186,7 @@ def test_best_of_restarts_reaches_global_optimum(seed, u, kernel):
     y_l = np.array([1.0, -1.0, 1.0])
     kw = dict(kernel=kernel, sigma=1.0 if kernel == "rbf" else None, lam=0.05, lam_u=2.0, balance=0.5, eps=0.25)
     K = kernel_matrix(X, kernel=kernel, sigma=kw["sigma"])
-    best = _all_valid_min(K, y_l, u, kw["lam"], kw["lam_u"], 0.5, 0.25)
+    best = exhaustive_minimum(K, y_l, u, kw["lam"], kw["lam_u"], 0.5, 0.25)
     for search in ["1+1", "mu+nu"]:
         res = s2rlsc(X[:l], y_l, X[l:], search=search, restarts=30, rng=seed, **kw)
         assert res.objective == pytest.approx(best, rel=1e-9), search
@@ -221,11 +196,7 @@ def test_mmc_global_optimum_small():
     rng = np.random.default_rng(7)
     X = rng.normal(size=(11, 2))
     K = X @ X.T
-    best = np.inf
-    for bits in itertools.product([-1.0, 1.0], repeat=11):
-        y = np.array(bits)
-        if abs(np.mean(y > 0) - 0.5) < 0.2:
-            best = min(best, direct_objective(K, y, 0, 0.3, 1.0))
+    best = exhaustive_minimum(K, np.empty(0), 11, 0.3, 1.0, 0.5, 0.2)
     res = mmc(X, lam=0.3, eps=0.2, restarts=40, rng=0)
     assert res.objective == pytest.approx(best, rel=1e-9)
 

@@ -10,13 +10,20 @@ Nothing here is fast on purpose:
   Fig. 8 in Gieseke et al. (2012);
 * :func:`s2rlsc_naive` / :func:`mmc_naive` are :func:`toolkit.rls.s2rlsc` / ``mmc`` with that
   engine: the same initialisations and decisions (round-robin order), only the fitness evaluation
-  differs, so the two must return the same labelling.
+  differs, so the two must return the same labelling;
+* :func:`best_valid_flip_gain` -- the optimality certificate of a local search, every valid
+  single flip evaluated by :func:`direct_objective`;
+* :func:`exhaustive_minimum` -- the global optimum by brute force over all valid labellings
+  (tiny u; ``y_l`` empty for MMC).
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
-__all__ = ["direct_objective", "naive_local_search", "s2rlsc_naive", "mmc_naive"]
+__all__ = ["direct_objective", "naive_local_search", "s2rlsc_naive", "mmc_naive", "best_valid_flip_gain",
+           "exhaustive_minimum"]
 
 
 def direct_objective(K, y, n_labeled, lam, lam_u):
@@ -90,3 +97,29 @@ def mmc_naive(X, **kwargs):
     """:func:`toolkit.rls.mmc` with :func:`naive_local_search` as the (1+1) engine."""
     from toolkit.rls._solvers import _mmc
     return _mmc(naive_local_search, X, **kwargs)
+
+
+def best_valid_flip_gain(K, y_full, l, lam, lam_u, balance, eps):
+    """Largest decrease of the direct F over valid single flips of the free coordinates."""
+    n = len(y_full)
+    u = n - l
+    f0 = direct_objective(K, y_full, l, lam, lam_u)
+    best = 0.0
+    for j in range(l, n):
+        z = y_full.copy()
+        z[j] = -z[j]
+        if abs(np.mean(z[l:] > 0) - balance) >= eps:
+            continue
+        best = max(best, f0 - direct_objective(K, z, l, lam, lam_u))
+    return best, f0, u
+
+
+def exhaustive_minimum(K, y_l, u, lam, lam_u, balance, eps):
+    """Smallest direct F over every valid labelling of the u free points (2^u of them): the global optimum."""
+    best = np.inf
+    for bits in itertools.product([-1.0, 1.0], repeat=u):
+        yu = np.array(bits)
+        if abs(np.mean(yu > 0) - balance) >= eps:
+            continue
+        best = min(best, direct_objective(K, np.r_[y_l, yu], len(y_l), lam, lam_u))
+    return best
