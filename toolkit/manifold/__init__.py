@@ -2,7 +2,8 @@
 
 The package holds the public solvers (``_solvers``: :func:`lapsvm`, :func:`laprlsc`,
 :func:`lapsvm_dual`) and the primal machinery they share (``_core``: the objective of eq. (7),
-Newton's method, preconditioned CG with the exact line search and its compiled loops).
+Newton's method, preconditioned CG with the exact line search and its compiled loops), and the
+plain reference implementations the tests compare against (``_reference``).
 """
 from toolkit.manifold._solvers import ConvergenceWarning, LapSVMResult, lapsvm, lapsvm_dual, laprlsc
 
