@@ -482,9 +482,7 @@ def test_the_solvers_build_the_laplacian_power_of_graphs(solver, weight, degree)
     np.testing.assert_array_equal(own.b, given.b)
 
 
-@pytest.mark.parametrize("degree", [1, 2, pytest.param(4, marks=pytest.mark.xfail(
-    strict=True, reason="select's _shared_laplacian builds laplacian(X_all, **graph) without "
-                        "max_density=POWER_MAX_DENSITY: a CSR L^4 where lapsvm applies the operator"))])
+@pytest.mark.parametrize("degree", [1, 2, 4])
 def test_select_fits_lapsvm_with_the_same_laplacian_power(degree):
     """select('lapsvm') refits exactly lapsvm() on L ∪ U with select's kernel (its adapter shares L^p
     across the grid; it must be the L^p lapsvm would build)."""

@@ -431,14 +431,14 @@ def _shared_laplacian(Xl, Xu, params):
     """``L^p`` of ``[X_labeled; X_unlabeled]``, computed once per (data, graph parameters) and reused
     across the (γ_A, γ_I) grid."""
     import scipy.sparse as sp
-    from toolkit.graphs import laplacian
+    from toolkit.graphs import POWER_MAX_DENSITY, laplacian
 
     graph = {k: params.get(k, default) for k, default in _GRAPH_PARAMS.items()}
     X_all = sp.vstack([Xl, Xu]).tocsr() if sp.issparse(Xl) else np.vstack([Xl, Xu])
     key = (_digest(X_all), _params_key(graph))
     L = _GRAPH_CACHE.get(key)
     if L is None:
-        L = laplacian(X_all, **graph)
+        L = laplacian(X_all, **graph, max_density=POWER_MAX_DENSITY)  # the L^p lapsvm itself would build
         _GRAPH_CACHE[key] = L
         if len(_GRAPH_CACHE) > 4:
             _GRAPH_CACHE.popitem(last=False)
