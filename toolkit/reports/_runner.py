@@ -51,37 +51,12 @@ SUMMARY_ROWS = 60
 
 
 def _atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically, with the user's umask (the data cache's one writer)."""
+    from toolkit.data._registry import write_atomically
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _read_umask() -> int:
-    """The process's umask, read without changing it where the system allows (Linux's /proc)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    mask = os.umask(0o022)  # read once at import, before the runner starts any thread
-    os.umask(mask)
-    return mask
-
-
-_UMASK = _read_umask()
-
-
-def _umask() -> int:
-    return _UMASK
+    with write_atomically(path) as tmp:
+        Path(tmp).write_text(text, encoding="utf-8")
 
 
 def _atomic_write_csv(path: Path, frame) -> None:
