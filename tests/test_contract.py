@@ -20,6 +20,7 @@ from toolkit import (kernel_matrix, laplacian_svm_path, laprlsc, lapsvm, lapsvm_
 from toolkit._contract import (CALLBACK, CONVERGED, EARLY_STOP, MAX_ITER, SOLVER_STATUS, IntermediateResult,
                                RuleFired, is_converged, lazy, run_callback, status_message)
 from toolkit.early_stopping import EarlyStopping, StabilityCheck, StopEvent, ValidationCheck
+from toolkit.graphs import laplacian
 
 
 def _data(n=60, seed=0):
@@ -233,11 +234,13 @@ def test_newton_history_has_one_objective_per_step():
 def test_singular_systems_are_solved_by_least_squares_and_recorded():
     # K = 0 and γ_A = 0: the matrices of eq. (11) and eq. (14) are singular, LU breaks down
     zero = np.zeros((60, 60))
-    direct = laprlsc(XL, YL, XU, gamma_A=0.0, gram=zero)
+    graph = laplacian(np.vstack([XL, XU]))          # the graph of the points; the kernel is all zeros
+    direct = laprlsc(zero[:len(XL)], YL, zero[len(XL):], kernel="precomputed", gamma_A=0.0, laplacian_matrix=graph)
     assert len(direct.fallbacks) == 1 and "least squares" in direct.fallbacks[0] and "eq. (14)" in direct.fallbacks[0]
     assert direct.history["lstsq"][-1] and "least squares" in direct.message
     assert "fallback" in direct.summary()
-    newton = lapsvm(XL, YL, XU, method="newton", gamma_A=0.0, gram=zero)
+    newton = lapsvm(zero[:len(XL)], YL, zero[len(XL):], kernel="precomputed", method="newton", gamma_A=0.0,
+                    laplacian_matrix=graph)
     assert newton.fallbacks and newton.history["lstsq"][1:].all() and "Newton step 1" in newton.fallbacks[0]
     regular = lapsvm(XL, YL, XU, method="newton", gamma_A=1e-2, gamma_I=1.0)
     assert regular.fallbacks == () and not regular.history["lstsq"].any()

@@ -50,7 +50,8 @@ def test_newton_pcg_and_lbfgs_agree_on_eq7(case):
     K = rbf(X, X, sigma)
     L = knn_laplacian(X, k, normalized, degree)
     f_ref = lbfgs_reference(K, L, y[:l], gA, gI)
-    kw = dict(sigma=sigma, gamma_A=gA, gamma_I=gI, neighbors=k, normalized=normalized, degree=degree)
+    kw = dict(sigma=sigma, gamma_A=gA, gamma_I=gI, neighbors=k, normalized=normalized, laplacian_power=degree,
+              weight="binary")                                    # the reference graph is binary
     rn = lapsvm(X[:l], y[:l], X[l:], method="newton", **kw)
     rp = lapsvm(X[:l], y[:l], X[l:], method="pcg", stop=None, tol=1e-11, **kw)
     assert rn.converged and rn.status == 0 and rp.converged and rp.status == 0
@@ -65,7 +66,8 @@ def test_newton_pcg_and_lbfgs_agree_on_eq7(case):
 def test_newton_solution_satisfies_optimality_conditions():
     X, y = moons(80, 3)
     l, gA, gI = 8, 1e-2, 1.0
-    r = lapsvm(X[:l], y[:l], X[l:], sigma=0.4, gamma_A=gA, gamma_I=gI, neighbors=6, method="newton")
+    r = lapsvm(X[:l], y[:l], X[l:], sigma=0.4, gamma_A=gA, gamma_I=gI, neighbors=6, method="newton",
+               weight="binary")                                   # the reference graph is binary
     K, L = rbf(X, X, 0.4), knn_laplacian(X, 6, True, 1)
     f = K @ r.alpha + r.b
     g_f = gI * L @ f
@@ -131,13 +133,13 @@ def test_pcg_iterates_equal_a_numpy_reference(dtype, hinge, operator):
     X, y = moons(120, 31)
     l, gA, gI = 10, 1e-2, 1.0
     K = rbf(X, X, 0.4).astype(dtype)
-    L = laplacian(X, neighbors=6)
+    L = laplacian(X, neighbors=6, weight="binary")
     Y = y[:l, None]
     # round-off is amplified along the iterations on this ill-conditioned K, quickly in float32 and
     # for the squared loss (linear CG: the previous NumPy solver drifts from this reference as fast)
     iters = 60 if dtype == "float64" and hinge else 6
     ref, alpha, b = numpy_pcg(K, L, Y, gA, gI, iters, hinge)
-    Lop = laplacian_operator(L, degree=1) if operator else L
+    Lop = laplacian_operator(L, laplacian_power=1) if operator else L
     r = core.pcg(K, Lop, Y, gA, gI, hinge=hinge, tol=0.0, max_iter=iters, dtype=np.dtype(dtype).type)
     assert r["n_iter"] == iters
     got = np.c_[r["history"]["objective"], r["history"]["grad_norm"], r["history"]["pgrad_norm"],
@@ -152,7 +154,7 @@ def test_pcg_iterates_equal_a_numpy_reference(dtype, hinge, operator):
 def test_laprlsc_direct_pcg_and_dense_solve_agree():
     X, y = moons(70, 4)
     l, gA, gI, sigma = 8, 1e-2, 1.0, 0.5
-    kw = dict(sigma=sigma, gamma_A=gA, gamma_I=gI, neighbors=5, degree=2)
+    kw = dict(sigma=sigma, gamma_A=gA, gamma_I=gI, neighbors=5, laplacian_power=2, weight="binary")
     rd = laprlsc(X[:l], y[:l], X[l:], method="direct", **kw)
     rp = laprlsc(X[:l], y[:l], X[l:], method="pcg", tol=1e-12, **kw)
     # independent: the symmetric normal equations of the squared-loss objective in (b, α)
@@ -211,7 +213,8 @@ def test_dual_solves_the_hinge_primal():
     """The dual's (α, b) attains the hinge primal (eq. 4) minimum: compare with an LP-free check."""
     X, y = moons(60, 11)
     l, gA, gI, sigma = 10, 1e-2, 1.0, 0.5
-    r = lapsvm_dual(X[:l], y[:l], X[l:], sigma=sigma, gamma_A=gA, gamma_I=gI, neighbors=5, tol=1e-10)
+    r = lapsvm_dual(X[:l], y[:l], X[l:], sigma=sigma, gamma_A=gA, gamma_I=gI, neighbors=5, tol=1e-10,
+                    weight="binary")
     K, L = rbf(X, X, sigma), knn_laplacian(X, 5, True, 1)
 
     def obj(a, b):
@@ -242,7 +245,8 @@ def test_disconnected_graph(method):
     y = np.r_[np.ones(30), -np.ones(30)]
     idx = np.r_[0, 30]
     rest = np.setdiff1d(np.arange(60), idx)
-    r = lapsvm(X[idx], y[idx], X[rest], sigma=1.0, gamma_A=1e-2, gamma_I=1.0, neighbors=3, method=method)
+    r = lapsvm(X[idx], y[idx], X[rest], sigma=1.0, gamma_A=1e-2, gamma_I=1.0, neighbors=3, method=method,
+               weight="binary")
     assert r.converged and np.all(np.isfinite(r.alpha))
     assert np.all(r.predict(X[rest]) == y[rest])
 
@@ -252,7 +256,7 @@ def test_duplicate_points(method):
     X, y = moons(40, 14)
     X2, y2 = np.r_[X, X[2:12]], np.r_[y, y[2:12]]                     # exact duplicates (singular K)
     r = lapsvm(X2[:6], y2[:6], X2[6:], sigma=0.5, gamma_A=1e-2, gamma_I=1.0, neighbors=4, method=method,
-               stop=None, tol=1e-8)
+               stop=None, tol=1e-8, weight="binary")
     assert r.converged and np.all(np.isfinite(r.alpha))
     K, L = rbf(X2, X2, 0.5), knn_laplacian(X2, 4, True, 1)
     assert r.objective == pytest.approx(primal_objective(K, L, y2[:6], r.alpha, r.b, 1e-2, 1.0), rel=1e-8)
@@ -340,16 +344,18 @@ def test_stability_check_agrees_with_newton_on_decisions():
 
 def test_float32_kernel_and_laplacian_operator_give_the_same_model():
     X, y = moons(100, 21)
-    kw = dict(sigma=0.4, gamma_A=1e-2, gamma_I=1.0, neighbors=6, degree=3, stop=None, tol=1e-8)
+    kw = dict(sigma=0.4, gamma_A=1e-2, gamma_I=1.0, neighbors=6, laplacian_power=3, stop=None, tol=1e-8)
     r64 = lapsvm(X[:6], y[:6], X[6:], **kw)
     r32 = lapsvm(X[:6], y[:6], X[6:], dtype="float32", **{**kw, "tol": 1e-4})
     assert np.mean(r32.predict(X) == r64.predict(X)) >= 0.99
     L1 = laplacian(X, neighbors=6)
-    rop = lapsvm(X[:6], y[:6], X[6:], laplacian_matrix=laplacian_operator(L1, degree=3), **kw)
+    rop = lapsvm(X[:6], y[:6], X[6:], laplacian_matrix=laplacian_operator(L1, laplacian_power=3), **kw)
     assert rop.objective == pytest.approx(r64.objective, rel=1e-7)
-    rg = lapsvm(X[:6], y[:6], X[6:], gram=rbf(X, X, 0.4), **kw)
+    K = rbf(X, X, 0.4)                                   # the same model from kernel rows
+    rg = lapsvm(K[:6], y[:6], K[6:], kernel="precomputed", laplacian_matrix=laplacian_operator(L1, laplacian_power=3),
+                **kw)
     assert rg.objective == pytest.approx(r64.objective, rel=1e-7)
-    rn = lapsvm(X[:6], y[:6], X[6:], laplacian_matrix=laplacian_operator(L1, degree=3), method="newton", **kw)
+    rn = lapsvm(X[:6], y[:6], X[6:], laplacian_matrix=laplacian_operator(L1, laplacian_power=3), method="newton", **kw)
     assert rn.objective == pytest.approx(r64.objective, rel=1e-6)
 
 
@@ -407,7 +413,8 @@ def test_multiclass_joint_pcg_equals_separate_binary_problems():
     (dict(sigma=0.0), "'sigma'"),
     (dict(method="cg"), "'method'"),
     (dict(stop="never"), "'stop'"),
-    (dict(degree=0), "'degree'"),
+    (dict(laplacian_power=0), "'laplacian_power'"),
+    (dict(kernel="polynomial", degree=0), "'degree'"),
     (dict(kernel="sigmoid"), "'kernel'"),
     (dict(x0=(np.zeros(3), 0.0)), "'x0'"),
     (dict(callback=3), "'callback' parameter of lapsvm must be callable"),
@@ -466,16 +473,16 @@ def test_top_level_names_are_the_functions_whatever_the_import_order():
 
 
 # ------------------------------------------------------------------------------ one L^p
-@pytest.mark.parametrize("weight, degree", [("heat", 1), ("binary", 2), ("heat", 4)])
+@pytest.mark.parametrize("weight, power", [("heat", 1), ("binary", 2), ("heat", 4)])
 @pytest.mark.parametrize("solver", [lapsvm, laprlsc, lapsvm_dual])
-def test_the_solvers_build_the_laplacian_power_of_graphs(solver, weight, degree):
+def test_the_solvers_build_the_iterated_laplacian_of_graphs(solver, weight, power):
     """lapsvm's own L^p is graphs.laplacian(..., max_density=POWER_MAX_DENSITY): the same model, bit for bit
     (heat weights at p = 1: the exactly symmetric L; p = 4 on 60 points: the matrix-free operator)."""
     from toolkit.graphs import POWER_MAX_DENSITY
     X, y = moons(60, 31)
-    kw = dict(sigma=0.4, gamma_A=1e-2, gamma_I=1.0, neighbors=5, weight=weight, degree=degree)
-    L = laplacian(X, neighbors=5, weight=weight, degree=degree, max_density=POWER_MAX_DENSITY)
-    assert isinstance(L, sp.linalg.LinearOperator) == (degree == 4)
+    kw = dict(sigma=0.4, gamma_A=1e-2, gamma_I=1.0, neighbors=5, weight=weight, laplacian_power=power)
+    L = laplacian(X, neighbors=5, weight=weight, laplacian_power=power, max_density=POWER_MAX_DENSITY)
+    assert isinstance(L, sp.linalg.LinearOperator) == (power == 4)
     own = solver(X[:6], y[:6], X[6:], **kw)
     given = solver(X[:6], y[:6], X[6:], laplacian_matrix=L, **kw)
     np.testing.assert_array_equal(own.alpha, given.alpha)
@@ -488,7 +495,7 @@ def test_select_fits_lapsvm_with_the_same_laplacian_power(degree):
     across the grid; it must be the L^p lapsvm would build)."""
     from toolkit.selection import CachedKernel, select
     X, y = moons(60, 32)
-    params = dict(gamma_A=1e-2, gamma_I=1.0, neighbors=5, degree=degree, weight="heat", method="newton")
+    params = dict(gamma_A=1e-2, gamma_I=1.0, neighbors=5, laplacian_power=degree, weight="heat", method="newton")
     split = {"labeled": np.arange(6), "unlabeled": np.arange(6, 60), "test": np.arange(6, 60)}
     sel = select("lapsvm", X, y, split, grid={}, fixed={"kernel": "rbf", "sigma": 0.4, **params},
                  scenario="test-set", refit="min", rng=0, progress=False)

@@ -356,7 +356,7 @@ def test_input_validation_messages():
         svm_path(K, np.array([0, 1, 0, 1]))
     with pytest.raises(ValueError, match="square"):
         svm_path(np.ones((4, 3)), np.array([1.0, -1, 1, -1]))
-    with pytest.raises(ValueError, match="'K' has 4 rows but 'y' has 3"):
+    with pytest.raises(ValueError, match=r"'X' \(the kernel matrix K\) has 4 rows but 'y' has 3"):
         svm_path(K, np.array([1.0, -1, 1]))
     with pytest.raises(ValueError, match="The 'lambda_min' parameter of svm_path must be a float in \\(0.0, inf\\)"):
         svm_path(K, np.array([1.0, -1, 1, -1]), lambda_min=-1.0)
@@ -381,7 +381,7 @@ def test_zero_graph_weight_gives_the_supervised_path():
     sup = svm_path(Kl, yl)
     n = len(yl) + len(Xu)
     for ssl in (laplacian_svm_path(Xl, yl, Xu, sigma=0.5, gamma_ratio=0.0),
-                laplacian_svm_path(Xl, yl, Xu, sigma=0.5, gamma_ratio=3.0, laplacian=np.zeros((n, n)))):
+                laplacian_svm_path(Xl, yl, Xu, sigma=0.5, gamma_ratio=3.0, laplacian_matrix=np.zeros((n, n)))):
         np.testing.assert_allclose(ssl.breakpoints, sup.breakpoints, rtol=1e-12)
         Xnew = Xu[:10]
         for lam in (sup.breakpoints[0] * 2, sup.breakpoints[-1]):
@@ -436,7 +436,7 @@ def test_effective_kernel_is_the_lapsvm_dual_kernel(r):
     rng = np.random.default_rng(5)
     X = rng.normal(size=(25, 2))
     K = kernel_matrix(X, kernel="rbf", sigma=1.0)
-    L = laplacian(X, neighbors=4, degree=2)
+    L = laplacian(X, neighbors=4, laplacian_power=2)
     G, B = effective_kernel(K, L, 6, r)
     B_dense = np.linalg.solve(np.eye(25) + r * L.toarray() @ K, np.eye(25)[:, :6])
     np.testing.assert_allclose(B, B_dense, atol=1e-12)

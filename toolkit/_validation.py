@@ -162,6 +162,48 @@ PSD_RTOL = 1e-8
 _SYM_BLOCK = 256
 
 
+def check_laplacian_matrix(L, name, func, n):
+    """Return a given graph Laplacian (or its power) of ``n`` points, checked without forming anything.
+
+    A sparse matrix or array must be real, finite, ``(n, n)``, symmetric (within ``SYM_RTOL`` of its
+    largest entry) and have a non-negative diagonal; it is returned as CSR (sparse) or a float64
+    array. A :class:`~scipy.sparse.linalg.LinearOperator` (e.g. :func:`toolkit.graphs.laplacian_operator`)
+    is checked for its shape only.
+    """
+    import scipy.sparse as sp
+    from scipy.sparse.linalg import LinearOperator
+
+    subject = f"The {name!r} parameter of {func}"
+    if isinstance(L, LinearOperator):
+        if L.shape != (n, n):
+            raise ValueError(f"{subject} must have shape ({n}, {n}) (the training set has {n} points). "
+                             f"Got shape {L.shape} instead.")
+        return L
+    if sp.issparse(L):
+        if L.dtype.kind == "c":
+            raise TypeError(f"{subject} must be real. Got dtype {L.dtype} instead.")
+        L = sp.csr_matrix(L, dtype=np.float64)
+        data = L.data
+    else:
+        L = check_matrix(L, name, func, accept_sparse=False)
+        data = L
+    if L.shape != (n, n):
+        raise ValueError(f"{subject} must have shape ({n}, {n}) (the training set has {n} points). "
+                         f"Got shape {L.shape} instead.")
+    if not np.all(np.isfinite(data)):
+        raise ValueError(f"{subject} contains NaN or inf.")
+    largest = float(np.abs(data).max()) if np.size(data) else 0.0
+    asymmetry = abs(L - L.T).max() if sp.issparse(L) else np.abs(L - L.T).max()
+    if asymmetry > SYM_RTOL * max(largest, np.finfo(float).tiny):
+        raise ValueError(f"{subject} must be symmetric (a graph Laplacian or its power). Got max |L - Lᵀ| = "
+                         f"{asymmetry:.3g} for entries up to {largest:.3g} instead.")
+    diagonal = L.diagonal()
+    if np.any(diagonal < -SYM_RTOL * max(largest, np.finfo(float).tiny)):
+        raise ValueError(f"{subject} must have a non-negative diagonal (a graph Laplacian or its power). "
+                         f"Got min diagonal entry {diagonal.min():.3g} instead.")
+    return L
+
+
 def check_kernel_matrix(K, name, func, *, psd=True, symmetrize=False, label=None):
     """Return ``K`` as a finite, square, symmetric, positive semi-definite float64 array.
 

@@ -8,14 +8,15 @@ labelled and unlabelled points together. This module builds that graph and its L
   the other's ``k`` nearest (neighbour search by scikit-learn);
 * :func:`epsilon_graph` -- ``i ~ j`` if ``d(x_i, x_j) <= radius``;
 * :func:`graph_laplacian` -- ``L = D - W`` or ``L = I - D^{-1/2} W D^{-1/2}`` of a weight matrix;
-* :func:`laplacian_power` -- ``L^p``, Melacci & Belkin's "iterated Laplacian" (Table 9 parameter
-  ``p``), the one construction every solver and :func:`laplacian` use;
+* :func:`iterated_laplacian` -- ``L^p``, Melacci & Belkin's "iterated Laplacian" (Table 9 parameter
+  ``p``, the toolkit's ``laplacian_power``), the one construction every solver and :func:`laplacian` use;
 * :func:`laplacian` -- the whole pipeline ``X -> L^p`` as a CSR matrix;
 * :func:`laplacian_operator` -- ``L^p`` as a :class:`scipy.sparse.linalg.LinearOperator` that
   applies ``L`` ``p`` times and never forms the (denser) power.
 
-Edge weights are ``"binary"`` (1), ``"heat"`` (``exp(-d² / (2 σ²))``, σ defaulting to the mean
-edge length) or ``"distance"`` (``d``). Inputs may be dense arrays or SciPy sparse matrices
+Edge weights are ``"heat"`` (``exp(-d² / (2 σ_G²))``, the width ``graph_sigma`` defaulting to the
+mean edge length, as in Melacci & Belkin's LapSVMp; the default), ``"binary"`` (1) or
+``"distance"`` (``d``). Inputs may be dense arrays or SciPy sparse matrices
 (``metric="cosine"`` is the usual choice for text).
 """
 from __future__ import annotations
@@ -30,7 +31,7 @@ from sklearn.neighbors import NearestNeighbors
 from toolkit._validation import check_matrix, check_option, check_row_norms, check_scalar
 
 __all__ = ["knn_graph", "knn_graph_from_kernel", "epsilon_graph", "graph_laplacian", "laplacian",
-           "laplacian_power", "laplacian_operator", "POWER_MAX_DENSITY", "WEIGHTS", "METRICS"]
+           "iterated_laplacian", "laplacian_operator", "POWER_MAX_DENSITY", "WEIGHTS", "METRICS"]
 
 WEIGHTS = ("binary", "heat", "distance")
 METRICS = ("euclidean", "cosine", "manhattan", "sqeuclidean")
@@ -60,17 +61,17 @@ def _symmetric_edges(n, rows, cols, dist):
     return r, c, np.concatenate([d, d])
 
 
-def _weights(dist, weight, sigma, func):
+def _weights(dist, weight, graph_sigma, func):
     if weight == "binary":
         return np.ones_like(dist)
     if weight == "distance":
         return dist.copy()
     # heat kernel weights; default width: the mean edge length
-    if sigma is None:
-        sigma = float(dist.mean()) if dist.size and dist.mean() > 0 else 1.0
+    if graph_sigma is None:
+        graph_sigma = float(dist.mean()) if dist.size and dist.mean() > 0 else 1.0
     else:
-        sigma = check_scalar(sigma, "sigma", func, low=0.0, low_closed=False)
-    return np.exp(-(dist * dist) / (2.0 * sigma * sigma))
+        graph_sigma = check_scalar(graph_sigma, "graph_sigma", func, low=0.0, low_closed=False)
+    return np.exp(-(dist * dist) / (2.0 * graph_sigma * graph_sigma))
 
 
 def _csr(n, r, c, w):
@@ -80,7 +81,7 @@ def _csr(n, r, c, w):
 
 
 # ----------------------------------------------------------------------------- graphs
-def knn_graph(X, *, neighbors=6, weight="binary", sigma=None, metric="euclidean"):
+def knn_graph(X, *, neighbors=6, weight="heat", graph_sigma=None, metric="euclidean"):
     """Symmetrised k-nearest-neighbour graph ``W`` with ``W_ij > 0`` iff ``i ~ j``.
 
     ``i ~ j`` if ``x_j`` is among the ``k`` nearest neighbours of ``x_i`` or ``x_i`` among those of
@@ -92,10 +93,12 @@ def knn_graph(X, *, neighbors=6, weight="binary", sigma=None, metric="euclidean"
     neighbors : int, default=6
         Number of neighbours ``k``, ``1 <= k <= n_samples - 1``. A point is never its own neighbour
         (duplicates of it are ordinary neighbours at distance 0).
-    weight : {"binary", "heat", "distance"}, default="binary"
-        Edge weight: 1, ``exp(-d² / (2 σ²))`` or the distance ``d`` itself.
-    sigma : float, default=None
-        Width of the heat weights; ``None`` uses the mean edge length of the graph.
+    weight : {"heat", "binary", "distance"}, default="heat"
+        Edge weight: ``exp(-d² / (2 σ_G²))`` (Melacci & Belkin 2011, §6, and LapSVMp), 1, or the
+        distance ``d`` itself.
+    graph_sigma : float, default=None
+        Width σ_G of the heat weights; ``None`` uses the mean edge length of the graph (LapSVMp's
+        default).
     metric : {"euclidean", "cosine", "manhattan", "sqeuclidean"}, default="euclidean"
         Distance for the neighbour search and the weights (``"cosine"``: ``1 - cos∠(x, z)``).
 
@@ -113,7 +116,7 @@ def knn_graph(X, *, neighbors=6, weight="binary", sigma=None, metric="euclidean"
     Examples
     --------
     >>> import numpy as np
-    >>> W = knn_graph(np.array([[0.0], [1.0], [3.0]]), neighbors=1)
+    >>> W = knn_graph(np.array([[0.0], [1.0], [3.0]]), neighbors=1, weight="binary")
     >>> W.toarray()
     array([[0., 1., 0.],
            [1., 0., 1.],
@@ -132,28 +135,30 @@ def knn_graph(X, *, neighbors=6, weight="binary", sigma=None, metric="euclidean"
     dist, ind = nn.kneighbors()                     # X=None: a point is not its own neighbour
     rows = np.repeat(np.arange(n), neighbors)
     r, c, d = _symmetric_edges(n, rows, ind.ravel(), dist.ravel())
-    return _csr(n, r, c, _weights(d, weight, sigma, func))
+    return _csr(n, r, c, _weights(d, weight, graph_sigma, func))
 
 
-def knn_graph_from_kernel(K, *, neighbors=6, sigma, weight="binary", heat_sigma=None, block_size=None):
-    """Symmetrised kNN graph read off an RBF kernel matrix ``K_ij = exp(-||x_i - x_j||² / (2 σ²))``.
+def knn_graph_from_kernel(K, *, neighbors=6, sigma=None, weight="heat", graph_sigma=None, block_size=None):
+    """Symmetrised kNN graph read off a kernel matrix, without the points.
 
-    ``K_ij`` decreases strictly with the Euclidean distance, so the ``k`` largest off-diagonal
-    entries of row ``i`` are the ``k`` nearest neighbours of ``x_i``, and
-    ``d_ij = σ sqrt(-2 log K_ij)``. When the kernel matrix is needed anyway (Laplacian SVM), this
-    gives the graph of :func:`knn_graph` (``metric="euclidean"``) for O(n²) extra work instead of
-    a second O(n² d) neighbour search.
+    With ``sigma`` the kernel is the RBF kernel ``K_ij = exp(-||x_i - x_j||² / (2 σ²))``: ``K_ij``
+    decreases strictly with the Euclidean distance, so the ``k`` largest off-diagonal entries of
+    row ``i`` are the ``k`` nearest neighbours of ``x_i`` and ``d_ij = σ sqrt(-2 log K_ij)``: the
+    graph of :func:`knn_graph` (``metric="euclidean"``) for O(n²) extra work instead of a second
+    O(n² d) neighbour search. Without ``sigma`` (any positive semi-definite kernel, e.g. one passed
+    with ``kernel="precomputed"``) the distance is the kernel's own feature-space distance
+    ``d_ij = sqrt(K_ii + K_jj - 2 K_ij)``.
 
     Parameters
     ----------
     K : ndarray of shape (n_samples, n_samples)
-        RBF kernel matrix of the points (float64 recommended: float32 blurs near ties).
+        Kernel matrix of the points (float64 recommended: float32 blurs near ties).
     neighbors : int, default=6
-    sigma : float
-        The RBF width σ of ``K`` (to recover distances for ``"heat"`` and ``"distance"`` weights).
-    weight : {"binary", "heat", "distance"}, default="binary"
-    heat_sigma : float, default=None
-        Width of heat weights; ``None``: the mean edge length.
+    sigma : float, default=None
+        The RBF width σ of ``K``; ``None``: ``K`` is any kernel and feature-space distances are used.
+    weight : {"heat", "binary", "distance"}, default="heat"
+    graph_sigma : float, default=None
+        Width σ_G of heat weights; ``None``: the mean edge length.
     block_size : int, default=None
         Rows per block (``None``: about 64 MiB of index temporaries).
 
@@ -164,13 +169,14 @@ def knn_graph_from_kernel(K, *, neighbors=6, sigma, weight="binary", heat_sigma=
     Raises
     ------
     ValueError
-        If a row has fewer than ``k`` positive off-diagonal entries (the kernel underflowed: σ is
-        too small for the data); use :func:`knn_graph` then.
+        With ``sigma``, if a row has fewer than ``k`` positive off-diagonal entries (the kernel
+        underflowed: σ is too small for the data); use :func:`knn_graph` then.
 
     Notes
     -----
-    Equal to :func:`knn_graph` up to ties, and up to round-off for pairs closer than about
-    ``σ sqrt(2 ε)`` (ε the machine precision), whose kernel values are indistinguishable from 1.
+    With ``sigma``: equal to :func:`knn_graph` up to ties, and up to round-off for pairs closer than
+    about ``σ sqrt(2 ε)`` (ε the machine precision), whose kernel values are indistinguishable from 1.
+    The linear kernel ``K = X Xᵀ`` gives the Euclidean graph of ``X`` (``d_ij = ||x_i - x_j||``).
 
     Examples
     --------
@@ -178,7 +184,10 @@ def knn_graph_from_kernel(K, *, neighbors=6, sigma, weight="binary", heat_sigma=
     >>> from toolkit.kernels import rbf_kernel
     >>> X = np.random.default_rng(0).normal(size=(40, 3))
     >>> W1 = knn_graph_from_kernel(rbf_kernel(X, sigma=2.0), neighbors=4, sigma=2.0)
-    >>> bool((W1 != knn_graph(X, neighbors=4)).nnz == 0)
+    >>> bool(abs(W1 - knn_graph(X, neighbors=4)).max() < 1e-12)
+    True
+    >>> W2 = knn_graph_from_kernel(X @ X.T, neighbors=4)
+    >>> bool(abs(W2 - knn_graph(X, neighbors=4)).max() < 1e-12)
     True
     """
     func = "knn_graph_from_kernel"
@@ -186,29 +195,39 @@ def knn_graph_from_kernel(K, *, neighbors=6, sigma, weight="binary", heat_sigma=
         raise ValueError(f"The 'K' parameter of {func} must be a square ndarray. Got {getattr(K, 'shape', K)!r} instead.")
     n = K.shape[0]
     neighbors = check_scalar(neighbors, "neighbors", func, kind=numbers.Integral, low=1, high=n - 1)
-    sigma = check_scalar(sigma, "sigma", func, low=0.0, low_closed=False)
+    sigma = check_scalar(sigma, "sigma", func, low=0.0, low_closed=False, allow_none=True)
     check_option(weight, "weight", func, WEIGHTS)
     if block_size is None:
         block_size = max(1, (64 * 2**20) // (8 * n))
+    diagonal = None if sigma is not None else np.array(np.diagonal(K), dtype=np.float64)
     cols = np.empty((n, neighbors), dtype=np.int64)
     vals = np.empty((n, neighbors))
     for start in range(0, n, block_size):
         stop = min(start + block_size, n)
         B = np.array(K[start:stop], dtype=np.float64)
-        B[np.arange(stop - start), np.arange(start, stop)] = -np.inf      # a point is not its own neighbour
-        idx = np.argpartition(-B, neighbors - 1, axis=1)[:, :neighbors]
+        if diagonal is None:           # RBF: the largest kernel values are the nearest points
+            B *= -1.0
+        else:                          # squared feature-space distances
+            B *= -2.0
+            B += diagonal[start:stop, None]
+            B += diagonal[None, :]
+        B[np.arange(stop - start), np.arange(start, stop)] = np.inf      # a point is not its own neighbour
+        idx = np.argpartition(B, neighbors - 1, axis=1)[:, :neighbors]
         cols[start:stop] = idx
         vals[start:stop] = np.take_along_axis(B, idx, axis=1)
-    if not np.all(vals > 0):
-        raise ValueError(f"{func}: some rows of K have fewer than {neighbors} positive off-diagonal entries "
-                         "(the kernel underflowed); build the graph with knn_graph(X) instead.")
-    dist = sigma * np.sqrt(np.maximum(-2.0 * np.log(np.minimum(vals, 1.0)), 0.0))
+    if diagonal is None:
+        if not np.all(vals < 0):
+            raise ValueError(f"{func}: some rows of K have fewer than {neighbors} positive off-diagonal entries "
+                             "(the kernel underflowed); build the graph with knn_graph(X) instead.")
+        dist = sigma * np.sqrt(np.maximum(-2.0 * np.log(np.minimum(-vals, 1.0)), 0.0))
+    else:
+        dist = np.sqrt(np.maximum(vals, 0.0))
     rows = np.repeat(np.arange(n), neighbors)
     r, c, d = _symmetric_edges(n, rows, cols.ravel(), dist.ravel())
-    return _csr(n, r, c, _weights(d, weight, heat_sigma, func))
+    return _csr(n, r, c, _weights(d, weight, graph_sigma, func))
 
 
-def epsilon_graph(X, *, radius, weight="binary", sigma=None, metric="euclidean"):
+def epsilon_graph(X, *, radius, weight="heat", graph_sigma=None, metric="euclidean"):
     """ε-neighbourhood graph: ``i ~ j`` iff ``0 < d(x_i, x_j) <= radius`` or ``x_i = x_j``, ``i != j``.
 
     Parameters
@@ -216,9 +235,9 @@ def epsilon_graph(X, *, radius, weight="binary", sigma=None, metric="euclidean")
     X : array-like or sparse matrix of shape (n_samples, n_features)
     radius : float
         Neighbourhood radius ε > 0.
-    weight : {"binary", "heat", "distance"}, default="binary"
-    sigma : float, default=None
-        Width of the heat weights; ``None`` uses the mean edge length.
+    weight : {"heat", "binary", "distance"}, default="heat"
+    graph_sigma : float, default=None
+        Width σ_G of the heat weights; ``None`` uses the mean edge length.
     metric : {"euclidean", "cosine", "manhattan", "sqeuclidean"}, default="euclidean"
 
     Returns
@@ -246,7 +265,7 @@ def epsilon_graph(X, *, radius, weight="binary", sigma=None, metric="euclidean")
     cols = np.concatenate(ind).astype(np.int64) if n else np.zeros(0, np.int64)
     dd = np.concatenate(dist).astype(float) if n else np.zeros(0)
     r, c, d = _symmetric_edges(n, rows, cols, dd)
-    return _csr(n, r, c, _weights(d, weight, sigma, func))
+    return _csr(n, r, c, _weights(d, weight, graph_sigma, func))
 
 
 # ----------------------------------------------------------------------------- Laplacians
@@ -311,24 +330,25 @@ def graph_laplacian(W, *, normalized=True):
     return L
 
 
-#: :func:`laplacian_power` with ``max_density=POWER_MAX_DENSITY`` (what :func:`toolkit.lapsvm` and
+#: :func:`iterated_laplacian` with ``max_density=POWER_MAX_DENSITY`` (what :func:`toolkit.lapsvm` and
 #: :func:`toolkit.laprlsc` use) keeps ``L^p`` as a CSR matrix while it has at most this fraction of
 #: ``n²`` non-zeros; a fuller power costs more to form and to apply than ``p`` sparse products.
 POWER_MAX_DENSITY = 0.25
 
 
-def laplacian_power(L, *, degree=1, max_density=None):
+def iterated_laplacian(L, *, laplacian_power=1, max_density=None):
     """The iterated Laplacian ``L^p``: an exactly symmetric CSR matrix, or an operator once it fills in.
 
     Parameters
     ----------
     L : sparse matrix or array-like of shape (n_samples, n_samples)
         A symmetric Laplacian, e.g. from :func:`graph_laplacian`.
-    degree : int, default=1
-        The power ``p >= 1`` (Melacci & Belkin 2011, eq. 3 and Table 9).
+    laplacian_power : int, default=1
+        The power ``p >= 1`` (Melacci & Belkin 2011, eq. 3 and Table 9, where it is called the
+        "degree" of the Laplacian; the toolkit keeps ``degree`` for the polynomial kernel).
     max_density : float in (0, 1], default=None
         ``None``: always the CSR matrix. Otherwise, once a partial product has more than
-        ``max_density · n²`` non-zeros, :func:`laplacian_operator` ``(L, degree=p)`` instead
+        ``max_density · n²`` non-zeros, :func:`laplacian_operator` ``(L, laplacian_power=p)`` instead
         (the solvers use :data:`POWER_MAX_DENSITY`).
 
     Returns
@@ -346,12 +366,12 @@ def laplacian_power(L, *, degree=1, max_density=None):
     --------
     >>> import numpy as np
     >>> L = graph_laplacian(np.array([[0.0, 1.0], [1.0, 0.0]]), normalized=False)
-    >>> laplacian_power(L, degree=2).toarray()
+    >>> iterated_laplacian(L, laplacian_power=2).toarray()
     array([[ 2., -2.],
            [-2.,  2.]])
     """
-    func = "laplacian_power"
-    degree = check_scalar(degree, "degree", func, kind=numbers.Integral, low=1)
+    func = "iterated_laplacian"
+    laplacian_power = check_scalar(laplacian_power, "laplacian_power", func, kind=numbers.Integral, low=1)
     max_density = check_scalar(max_density, "max_density", func, low=0.0, high=1.0, low_closed=False,
                                allow_none=True)
     L = sp.csr_matrix(L if sp.issparse(L) else check_matrix(L, "L", func), dtype=np.float64)
@@ -359,21 +379,22 @@ def laplacian_power(L, *, degree=1, max_density=None):
         raise ValueError(f"The 'L' parameter of {func} must be a square matrix. Got shape {L.shape} instead.")
     n = L.shape[0]
     power = L
-    for _ in range(degree - 1):
+    for _ in range(laplacian_power - 1):
         power = power @ L
         if max_density is not None and power.nnz > max_density * n * n:     # filling in: keep it matrix-free
-            return laplacian_operator(L, degree=degree)
+            return laplacian_operator(L, laplacian_power=laplacian_power)
     power = sp.csr_matrix((power + power.T) * 0.5)
     power.sort_indices()
     return power
 
 
-def laplacian(X, *, neighbors=6, weight="binary", sigma=None, normalized=True, degree=1,
+def laplacian(X, *, neighbors=6, weight="heat", graph_sigma=None, normalized=True, laplacian_power=1,
               metric="euclidean", max_density=None):
     """Iterated graph Laplacian ``L^p`` of the symmetrised kNN graph of ``X``.
 
     The intrinsic regulariser of manifold regularisation is ``fᵀ L^p f`` (Melacci & Belkin 2011,
-    eq. 3 and Table 9, where ``p`` is called the "degree" of the Laplacian).
+    eq. 3 and Table 9, where ``p`` is called the "degree" of the Laplacian; here it is
+    ``laplacian_power``, and ``degree`` is always the polynomial kernel's).
 
     Parameters
     ----------
@@ -381,22 +402,22 @@ def laplacian(X, *, neighbors=6, weight="binary", sigma=None, normalized=True, d
         All points, labelled and unlabelled.
     neighbors : int, default=6
         ``k`` of the kNN graph (see :func:`knn_graph`), ``1 <= k < n_samples``.
-    weight : {"binary", "heat", "distance"}, default="binary"
-    sigma : float, default=None
-        Width of heat weights; ``None``: the mean edge length.
+    weight : {"heat", "binary", "distance"}, default="heat"
+    graph_sigma : float, default=None
+        Width σ_G of heat weights; ``None``: the mean edge length.
     normalized : bool, default=True
         ``I - D^{-1/2} W D^{-1/2}`` if True, ``D - W`` otherwise.
-    degree : int, default=1
+    laplacian_power : int, default=1
         The power ``p >= 1``.
     metric : {"euclidean", "cosine", "manhattan", "sqeuclidean"}, default="euclidean"
     max_density : float in (0, 1], default=None
-        As in :func:`laplacian_power`: ``None`` always gives the CSR matrix;
+        As in :func:`iterated_laplacian`: ``None`` always gives the CSR matrix;
         :data:`POWER_MAX_DENSITY` gives exactly the operator :func:`toolkit.lapsvm` builds.
 
     Returns
     -------
     L : scipy.sparse.csr_matrix or LinearOperator of shape (n_samples, n_samples)
-        ``L^degree`` (:func:`laplacian_power`), symmetric positive semi-definite.
+        ``L^p`` (:func:`iterated_laplacian`), symmetric positive semi-definite.
 
     Notes
     -----
@@ -412,22 +433,23 @@ def laplacian(X, *, neighbors=6, weight="binary", sigma=None, normalized=True, d
     True
     """
     func = "laplacian"
-    degree = check_scalar(degree, "degree", func, kind=numbers.Integral, low=1)
+    laplacian_power = check_scalar(laplacian_power, "laplacian_power", func, kind=numbers.Integral, low=1)
     if not isinstance(normalized, (bool, np.bool_)):
         raise TypeError(f"The 'normalized' parameter of {func} must be a bool. Got {normalized!r} instead.")
-    W = knn_graph(X, neighbors=neighbors, weight=weight, sigma=sigma, metric=metric)
-    return laplacian_power(graph_laplacian(W, normalized=bool(normalized)), degree=degree, max_density=max_density)
+    W = knn_graph(X, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma, metric=metric)
+    return iterated_laplacian(graph_laplacian(W, normalized=bool(normalized)), laplacian_power=laplacian_power,
+                              max_density=max_density)
 
 
-def laplacian_operator(L, *, degree=1):
+def laplacian_operator(L, *, laplacian_power=1):
     """``L^p`` as a :class:`~scipy.sparse.linalg.LinearOperator` (``p`` sparse products per matvec).
 
     Parameters
     ----------
     L : sparse matrix or array-like of shape (n_samples, n_samples)
         A (symmetric) Laplacian, e.g. from :func:`graph_laplacian` or :func:`laplacian` with
-        ``degree=1``.
-    degree : int, default=1
+        ``laplacian_power=1``.
+    laplacian_power : int, default=1
         Power ``p >= 1``.
 
     Returns
@@ -441,11 +463,12 @@ def laplacian_operator(L, *, degree=1):
     >>> X = np.random.default_rng(0).normal(size=(30, 2))
     >>> L = laplacian(X, neighbors=4)
     >>> v = np.ones(30)
-    >>> bool(np.allclose(laplacian_operator(L, degree=3) @ v, laplacian(X, neighbors=4, degree=3) @ v))
+    >>> bool(np.allclose(laplacian_operator(L, laplacian_power=3) @ v,
+    ...                  laplacian(X, neighbors=4, laplacian_power=3) @ v))
     True
     """
     func = "laplacian_operator"
-    degree = check_scalar(degree, "degree", func, kind=numbers.Integral, low=1)
+    laplacian_power = check_scalar(laplacian_power, "laplacian_power", func, kind=numbers.Integral, low=1)
     if not sp.issparse(L):
         L = check_matrix(L, "L", func)
     else:
@@ -455,7 +478,7 @@ def laplacian_operator(L, *, degree=1):
 
     def matmat(V):
         out = V
-        for _ in range(degree):
+        for _ in range(laplacian_power):
             out = L @ out
         return np.asarray(out)
 

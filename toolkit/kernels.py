@@ -22,10 +22,13 @@ from toolkit._numba_cache import njit
 from toolkit._validation import (_as_real_array, check_features, check_matrix, check_option, check_row_norms,
                                  check_scalar)
 
-__all__ = ["linear_kernel", "rbf_kernel", "polynomial_kernel", "kernel_matrix", "width_heuristic",
+__all__ = ["training_kernel", "linear_kernel", "rbf_kernel", "polynomial_kernel", "kernel_matrix", "width_heuristic",
            "KERNELS"]
 
-KERNELS = ("linear", "rbf", "polynomial")
+#: Kernels by name. ``"precomputed"``: the inputs are kernel rows, as in scikit-learn: a training
+#: "X" is the (n, n) kernel matrix of the training points, and new points are given by their
+#: kernel values against the training points, an (m, n) array.
+KERNELS = ("linear", "rbf", "polynomial", "precomputed")
 _DEFAULT_BLOCK_BYTES = 256 * 2**20   # temporary memory per block of the RBF kernel
 
 
@@ -293,9 +296,11 @@ def kernel_matrix(X, Z=None, *, kernel="linear", sigma=None, degree=2, coef0=1.0
     ----------
     X : array-like or sparse matrix of shape (n_samples_X, n_features)
     Z : array-like or sparse matrix of shape (n_samples_Z, n_features), default=None
-    kernel : {"linear", "rbf", "polynomial"} or callable, default="linear"
+    kernel : {"linear", "rbf", "polynomial", "precomputed"} or callable, default="linear"
         A callable is called as ``kernel(X, Z)`` and must return an array of shape
-        ``(n_samples_X, n_samples_Z)``.
+        ``(n_samples_X, n_samples_Z)``. ``"precomputed"``: ``X`` already holds kernel values; it is
+        returned (as a finite float64 array) after checking that it has one column per row of ``Z``
+        (the training kernel matrix), or that it is square when ``Z`` is None.
     sigma : float, default=None
         RBF width; required for ``kernel="rbf"``.
     degree, coef0 : int, float
@@ -331,6 +336,14 @@ def kernel_matrix(X, Z=None, *, kernel="linear", sigma=None, degree=2, coef0=1.0
             raise ValueError("The callable 'kernel' returned non-finite values.")
         return K
     check_option(kernel, "kernel", "kernel_matrix", KERNELS)
+    if kernel == "precomputed":
+        X = check_matrix(X, "X", "kernel_matrix", accept_sparse=False)
+        n_train = X.shape[0] if Z is None else np.shape(Z)[0]
+        if X.shape[1] != n_train:
+            raise ValueError(f"With kernel='precomputed', the 'X' parameter of kernel_matrix must hold kernel values "
+                             f"against the {n_train} training points, shape (n_samples, {n_train}). Got shape "
+                             f"{X.shape} instead.")
+        return X
     if kernel == "linear":
         return _linear(X, Z, "kernel_matrix")
     if kernel == "rbf":
@@ -338,3 +351,36 @@ def kernel_matrix(X, Z=None, *, kernel="linear", sigma=None, degree=2, coef0=1.0
             raise ValueError("The 'sigma' parameter of kernel_matrix is required for kernel='rbf'. Got None instead.")
         return _rbf(X, Z, sigma, block_size, "kernel_matrix")
     return _polynomial(X, Z, degree, coef0, 1.0, "kernel_matrix")
+
+
+def training_kernel(X, func, *, kernel, sigma=None, degree=2, coef0=1.0, symmetrize=False, label=None):
+    """The training kernel matrix of a solver's ``X``: computed from points, or checked when precomputed.
+
+    The one boundary rule for ``kernel="precomputed"`` (as in scikit-learn): ``X`` is then the
+    ``(n, n)`` kernel matrix of the training points, which must be finite, symmetric and positive
+    semi-definite (:func:`toolkit._validation.check_kernel_matrix`); otherwise ``X`` holds points
+    and :func:`kernel_matrix` computes ``K``. ``label`` names the input in messages (default: "The
+    'X' parameter of FUNC (the kernel matrix K with kernel='precomputed')").
+    """
+    from toolkit._validation import check_kernel_matrix
+
+    if not callable(kernel):
+        check_option(kernel, "kernel", func, KERNELS)
+    if kernel == "precomputed":
+        label = label or f"The 'X' parameter of {func} (the kernel matrix K with kernel='precomputed')"
+        return check_kernel_matrix(X, "X", func, symmetrize=symmetrize, label=label)
+    return kernel_matrix(X, kernel=kernel, sigma=sigma, degree=degree, coef0=coef0)
+
+
+def cross_kernel(X, X_train, func, *, kernel, n_train, sigma=None, degree=2, coef0=1.0):
+    """``K(X, X_train)`` for a fitted model's ``decision_function``: the kernel rows as given when
+    ``kernel="precomputed"`` (checked to have ``n_train`` columns), else computed from the points."""
+    if kernel == "precomputed":
+        X = check_matrix(X, "X", func, accept_sparse=False)
+        if X.ndim != 2 or X.shape[1] != n_train:
+            raise ValueError(f"{func}: with kernel='precomputed', 'X' must hold kernel values against the "
+                             f"{n_train} training points: {n_train} columns, shape (n_new, {n_train}). Got shape {X.shape} instead.")
+        return X
+    X = check_matrix(X, "X", func)
+    check_features(func, "X", X, "X_train", X_train)
+    return kernel_matrix(X, X_train, kernel=kernel, sigma=sigma, degree=degree, coef0=coef0)

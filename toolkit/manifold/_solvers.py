@@ -32,12 +32,12 @@ from scipy.sparse.linalg import LinearOperator
 from toolkit.manifold import _core as core
 from toolkit._contract import (BREAKDOWN, CONVERGED, MAX_ITER, ConvergenceWarning, is_converged, status_message,
                                warn_not_converged)
-from toolkit._validation import (check_consistent_rows, check_features, check_labels, check_matrix,
-                                 check_option, check_rng, check_scalar)
+from toolkit._validation import (check_consistent_rows, check_features, check_kernel_matrix, check_labels,
+                                 check_laplacian_matrix, check_matrix, check_option, check_rng, check_scalar)
 from toolkit.early_stopping import StopEvent, make_rule, start_monitor, ValidationCheck, MixedCheck
-from toolkit.graphs import (graph_laplacian, knn_graph, knn_graph_from_kernel, laplacian_power, METRICS,
+from toolkit.graphs import (graph_laplacian, knn_graph, knn_graph_from_kernel, iterated_laplacian, METRICS,
                             POWER_MAX_DENSITY, WEIGHTS)
-from toolkit.kernels import kernel_matrix
+from toolkit.kernels import KERNELS, kernel_matrix, training_kernel
 
 __all__ = ["lapsvm", "laprlsc", "lapsvm_dual", "LapSVMResult", "ConvergenceWarning"]
 
@@ -124,7 +124,7 @@ class LapSVMResult:
         check_features("decision_function", "X", X, "X_train", self.X_train)
         p = self.params
         Kx = kernel_matrix(X, self.X_train, kernel=p["kernel"], sigma=p["sigma"],
-                           degree=p["kernel_degree"], coef0=p["coef0"])
+                           degree=p["degree"], coef0=p["coef0"])
         return Kx @ self.alpha + self.b
 
     def predict(self, X):
@@ -144,7 +144,7 @@ class LapSVMResult:
             f"  n = {self.params['n_labeled']} labelled + {self.params['n_unlabeled']} unlabelled, "
             f"classes = {self.classes.tolist()}",
             f"  kernel = {self._kernel_text()}, neighbors = "
-            f"{self.params['neighbors']}, Laplacian power p = {self.params['degree']}, "
+            f"{self.params['neighbors']}, Laplacian power p = {self.params['laplacian_power']}, "
             f"normalized = {self.params['normalized']}",
             f"  gamma_A = {self.params['gamma_A']:g}, gamma_I = {self.params['gamma_I']:g}",
             f"  objective = {np.array2string(obj, precision=6)}",
@@ -160,7 +160,7 @@ class LapSVMResult:
         if p["kernel"] == "rbf":
             return f"rbf (sigma={p['sigma']:g})"
         if p["kernel"] == "polynomial":
-            return f"polynomial (kernel_degree={p['kernel_degree']}, coef0={p['coef0']:g})"
+            return f"polynomial (degree={p['degree']}, coef0={p['coef0']:g})"
         return getattr(p["kernel"], "__name__", str(p["kernel"]))
 
     def __repr__(self):
@@ -172,11 +172,12 @@ class LapSVMResult:
 
 
 # ------------------------------------------------------------------------------ shared setup
-def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, coef0,
-             gamma_A, gamma_I, neighbors, degree, normalized, weight, metric, gram, laplacian_matrix,
+def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, degree, coef0,
+             gamma_A, gamma_I, neighbors, laplacian_power, normalized, weight, graph_sigma, metric, laplacian_matrix,
              dtype, neighbor_search="auto"):
-    X_l = check_matrix(X_labeled, "X_labeled", func)
-    X_u = check_matrix(X_unlabeled, "X_unlabeled", func, allow_empty=True)
+    precomputed = kernel == "precomputed"
+    X_l = check_matrix(X_labeled, "X_labeled", func, accept_sparse=not precomputed)
+    X_u = check_matrix(X_unlabeled, "X_unlabeled", func, allow_empty=True, accept_sparse=not precomputed)
     if X_u.ndim != 2:
         raise ValueError(f"The 'X_unlabeled' parameter of {func} must be a 2-d array.")
     check_features(func, "X_labeled", X_l, "X_unlabeled", X_u)
@@ -192,56 +193,57 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
                          "(the problem would have no unique solution).")
     l, u = X_l.shape[0], X_u.shape[0]
     n = l + u
-    degree = check_scalar(degree, "degree", func, kind=numbers.Integral, low=1)
+    laplacian_power = check_scalar(laplacian_power, "laplacian_power", func, kind=numbers.Integral, low=1)
     if not isinstance(normalized, (bool, np.bool_)):
         raise TypeError(f"The 'normalized' parameter of {func} must be a bool. Got {normalized!r} instead.")
     check_option(weight, "weight", func, WEIGHTS)
+    graph_sigma = check_scalar(graph_sigma, "graph_sigma", func, low=0.0, low_closed=False, allow_none=True)
     check_option(metric, "metric", func, METRICS)
     check_option(neighbor_search, "neighbor_search", func, ("auto", "kernel", "sklearn"))
     if not callable(kernel):
-        check_option(kernel, "kernel", func, ("linear", "rbf", "polynomial"))
+        check_option(kernel, "kernel", func, KERNELS)
     if kernel == "rbf":
         sigma = check_scalar(sigma, "sigma", func, low=0.0, low_closed=False)
-    kernel_degree = check_scalar(kernel_degree, "kernel_degree", func, kind=numbers.Integral, low=1)
+    degree = check_scalar(degree, "degree", func, kind=numbers.Integral, low=1)
     if dtype not in (np.float64, np.float32, "float64", "float32"):
         raise ValueError(f"The 'dtype' parameter of {func} must be one of 'float64', 'float32'. Got {dtype!r} instead.")
     dtype = np.dtype(dtype).type
     X = sp.vstack([X_l, X_u], format="csr") if (sp.issparse(X_l) or sp.issparse(X_u)) else np.vstack([X_l, X_u])
 
     t0 = time.perf_counter()
-    if gram is not None:
-        K = np.asarray(gram)
-        if K.shape != (n, n):
-            raise ValueError(f"{func}: 'gram' has shape {K.shape} but the training set has {n} points; "
-                             f"it must be ({n}, {n}).")
-    else:
-        K = kernel_matrix(X, kernel=kernel, sigma=sigma, degree=kernel_degree, coef0=coef0)
+    if precomputed:
+        if X.shape != (n, n):
+            raise ValueError(f"{func}: with kernel='precomputed', 'X_labeled' and 'X_unlabeled' must be the rows "
+                             f"of the training kernel matrix, of shapes ({l}, {n}) and ({u}, {n}) (columns: the "
+                             f"labelled points first). Got {X_l.shape} and {X_u.shape} instead.")
+    K = training_kernel(X, func, kernel=kernel, sigma=sigma, degree=degree, coef0=coef0,
+                        label=f"The precomputed training kernel matrix [X_labeled; X_unlabeled] of {func}")
     t_kernel = time.perf_counter() - t0
     K_full = K
 
     t0 = time.perf_counter()
     if laplacian_matrix is not None:
-        L = laplacian_matrix
-        if L.shape != (n, n):
-            raise ValueError(f"{func}: 'laplacian_matrix' has shape {L.shape} but the training set has {n} "
-                             f"points; it must be ({n}, {n}).")
-        if not (sp.issparse(L) or isinstance(L, LinearOperator)):
-            L = np.asarray(L, dtype=float)
+        L = check_laplacian_matrix(laplacian_matrix, "laplacian_matrix", func, n)
     else:
         neighbors = check_scalar(neighbors, "neighbors", func, kind=numbers.Integral, low=1, high=n - 1)
         W = None
-        from_kernel = kernel == "rbf" and metric == "euclidean" and (
-            neighbor_search == "kernel"
-            or (neighbor_search == "auto" and gram is None and n >= KNN_FROM_KERNEL_MIN_N))
-        if from_kernel:
+        if precomputed:     # no points: the graph of the kernel's feature-space distances
+            if metric != "euclidean":
+                raise ValueError(f"{func}: with kernel='precomputed' the graph is built from the kernel's own "
+                                 f"distances sqrt(K_ii + K_jj - 2 K_ij), so 'metric' must be 'euclidean'. Got "
+                                 f"{metric!r} instead; pass laplacian_matrix for another graph.")
+            W = knn_graph_from_kernel(K_full, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma)
+        elif kernel == "rbf" and metric == "euclidean" and (
+                neighbor_search == "kernel" or (neighbor_search == "auto" and n >= KNN_FROM_KERNEL_MIN_N)):
             try:
-                W = knn_graph_from_kernel(K_full, neighbors=neighbors, sigma=sigma, weight=weight)
+                W = knn_graph_from_kernel(K_full, neighbors=neighbors, sigma=sigma, weight=weight,
+                                          graph_sigma=graph_sigma)
             except ValueError:
                 if neighbor_search == "kernel":
                     raise
         if W is None:
-            W = knn_graph(X, neighbors=neighbors, weight=weight, metric=metric)
-        L = laplacian_power(graph_laplacian(W, normalized=bool(normalized)), degree=degree,
+            W = knn_graph(X, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma, metric=metric)
+        L = iterated_laplacian(graph_laplacian(W, normalized=bool(normalized)), laplacian_power=laplacian_power,
                             max_density=POWER_MAX_DENSITY)
     t_graph = time.perf_counter() - t0
     if dtype is np.float32:
@@ -254,9 +256,9 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
         Y = np.where(y_idx == 1, 1.0, -1.0)[:, None]
     else:
         Y = np.where(y_idx[:, None] == np.arange(len(classes))[None, :], 1.0, -1.0)
-    params = dict(kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0,
-                  gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, degree=degree,
-                  normalized=bool(normalized), weight=weight, metric=metric, n_labeled=l,
+    params = dict(kernel=kernel, sigma=sigma, degree=degree, coef0=coef0,
+                  gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, laplacian_power=laplacian_power,
+                  normalized=bool(normalized), weight=weight, graph_sigma=graph_sigma, metric=metric, n_labeled=l,
                   n_unlabeled=u, dtype=np.dtype(dtype).name)
     return X, K, L, Y, classes, y_idx, params, {"kernel": t_kernel, "graph": t_graph}
 
@@ -297,7 +299,7 @@ def _validation_targets(validation, X_train, classes, params, func, C):
     if not np.all(np.isin(y_v, classes)):
         raise ValueError(f"{func}: 'y_val' contains labels not in y_labeled's classes {classes.tolist()}.")
     K_v = kernel_matrix(X_v, X_train, kernel=params["kernel"], sigma=params["sigma"],
-                        degree=params["kernel_degree"], coef0=params["coef0"])
+                        degree=params["degree"], coef0=params["coef0"])
     idx = np.searchsorted(classes, y_v)
     target = np.where(idx == 1, 1, -1) if C == 1 else idx
     return K_v, target
@@ -358,9 +360,9 @@ def _blas_limit(threads):
     return _THREADPOOLS.limit(limits=threads, user_api="blas")
 
 
-def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, coef0,
-         gamma_A, gamma_I, neighbors, degree, normalized, weight, metric, method, stop, validation,
-         y_unlabeled, tol, max_iter, x0, callback, rng, gram, laplacian_matrix, dtype, blas_threads,
+def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, degree, coef0,
+         gamma_A, gamma_I, neighbors, laplacian_power, normalized, weight, graph_sigma, metric, method, stop, validation,
+         y_unlabeled, tol, max_iter, x0, callback, rng, laplacian_matrix, dtype, blas_threads,
          neighbor_search):
     check_option(method, "method", func, ("newton", "pcg") if hinge else ("direct", "pcg"))
     if callback is not None and not callable(callback):
@@ -370,9 +372,9 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
     tol = check_scalar(tol, "tol", func, low=0.0)
     max_iter = check_scalar(max_iter, "max_iter", func, kind=numbers.Integral, low=0, allow_none=True)
     X, K, L, Y, classes, _, params, timings = _prepare(
-        func, X_labeled, y_labeled, X_unlabeled, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree,
-        coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, degree=degree,
-        normalized=normalized, weight=weight, metric=metric, gram=gram, laplacian_matrix=laplacian_matrix,
+        func, X_labeled, y_labeled, X_unlabeled, kernel=kernel, sigma=sigma, degree=degree,
+        coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, laplacian_power=laplacian_power,
+        normalized=normalized, weight=weight, graph_sigma=graph_sigma, metric=metric, laplacian_matrix=laplacian_matrix,
         dtype=dtype, neighbor_search=neighbor_search)
     n, C = X.shape[0], Y.shape[1]
     l = Y.shape[0]
@@ -408,9 +410,9 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
 
 # ------------------------------------------------------------------------------ public API
 def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_A=1e-6, gamma_I=1e-2,
-           neighbors=6, degree=1, normalized=True, method="pcg", stop="stability", validation=None,
-           kernel_degree=2, coef0=1.0, weight="binary", metric="euclidean", y_unlabeled=None,
-           tol=1e-6, max_iter=None, x0=None, callback=None, rng=None, gram=None,
+           neighbors=6, laplacian_power=1, normalized=True, method="pcg", stop="stability", validation=None,
+           degree=2, coef0=1.0, weight="heat", graph_sigma=None, metric="euclidean", y_unlabeled=None,
+           tol=1e-6, max_iter=None, x0=None, callback=None, rng=None,
            laplacian_matrix=None, dtype="float64", blas_threads=1, neighbor_search="auto"):
     r"""Laplacian SVM with the squared hinge loss, trained in the primal.
 
@@ -427,12 +429,18 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
     Parameters
     ----------
     X_labeled : array-like or sparse matrix of shape (n_labeled, n_features)
+        Labelled points; with ``kernel="precomputed"`` their rows ``(n_labeled, n)`` of the training
+        kernel matrix (columns: the labelled points first, then the unlabelled ones).
     y_labeled : array-like of shape (n_labeled,)
         Labels, at least two classes (any hashable sortable values). With two classes,
         ``classes[1]`` (the larger label, e.g. +1) is the positive class; with more, one-vs-all.
     X_unlabeled : array-like or sparse matrix of shape (n_unlabeled, n_features)
-    kernel : {"rbf", "linear", "polynomial"} or callable, default="rbf"
-        See :func:`toolkit.kernels.kernel_matrix`.
+        Unlabelled points; with ``kernel="precomputed"`` their rows ``(n_unlabeled, n)``.
+    kernel : {"rbf", "linear", "polynomial", "precomputed"} or callable, default="rbf"
+        See :func:`toolkit.kernels.kernel_matrix`. With ``"precomputed"`` the kNN graph is read off
+        the kernel's feature-space distances (:func:`toolkit.graphs.knn_graph_from_kernel`) unless
+        ``laplacian_matrix`` is given, and new points (``predict``, ``validation``) are given by
+        their kernel rows against the ``n`` training points.
     sigma : float, default=1.0
         RBF width, ``k(x, z) = exp(-||x - z||² / (2 σ²))``.
     gamma_A : float, default=1e-6
@@ -441,9 +449,9 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
         Weight γ_I >= 0 of the intrinsic norm ``fᵀ L^p f``.
     neighbors : int, default=6
         ``k`` of the symmetrised kNN graph (:func:`toolkit.graphs.knn_graph`), ``1 <= k < n``.
-    degree : int, default=1
-        The power ``p`` of the graph Laplacian (Melacci & Belkin's "degree", Table 9). **Not** the
-        polynomial kernel's degree, which is ``kernel_degree``.
+    laplacian_power : int, default=1
+        The power ``p`` of the iterated graph Laplacian ``L^p`` (Melacci & Belkin's "degree" of the
+        Laplacian, Table 9). ``degree`` is always the polynomial kernel's degree in the toolkit.
     normalized : bool, default=True
         Normalised Laplacian ``I - D^{-1/2} W D^{-1/2}`` (the paper's choice) or ``D - W``.
     method : {"pcg", "newton"}, default="pcg"
@@ -459,12 +467,16 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
         Ignored by Newton's method, whose goal condition is the fixed error-vector set.
     validation : tuple (X_val, y_val), default=None
         Labelled validation set for the validation / mixed checks; its error is recorded at checks.
-    kernel_degree : int, default=2
+    degree : int, default=2
         Degree of the polynomial kernel (``kernel="polynomial"``).
     coef0 : float, default=1.0
         Constant of the polynomial kernel.
-    weight : {"binary", "heat", "distance"}, default="binary"
-        Graph edge weights (:func:`toolkit.graphs.knn_graph`).
+    weight : {"heat", "binary", "distance"}, default="heat"
+        Graph edge weights (:func:`toolkit.graphs.knn_graph`): heat weights
+        ``exp(-d² / (2 σ_G²))`` as in Melacci & Belkin's experiments and LapSVMp.
+    graph_sigma : float, default=None
+        Width σ_G of the heat weights; ``None``: the mean edge length of the graph (LapSVMp's
+        default).
     metric : {"euclidean", "cosine", "manhattan", "sqeuclidean"}, default="euclidean"
         Neighbour metric (``"cosine"`` for text).
     y_unlabeled : array-like of shape (n_unlabeled,), default=None
@@ -492,11 +504,9 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
         Accepted for the uniform solver contract and validated. Nothing here is random (the kNN
         graph is exact, PCG and Newton are deterministic), so the result is the same for every
         ``rng``.
-    gram : ndarray of shape (n, n), default=None
-        Precomputed kernel matrix of ``[X_labeled; X_unlabeled]`` (skips kernel construction, e.g.
-        across a parameter grid). ``X`` is still needed for prediction.
-    laplacian_matrix : sparse matrix or LinearOperator of shape (n, n), default=None
-        Precomputed ``L^p`` (:func:`toolkit.graphs.laplacian`), skipping graph construction.
+    laplacian_matrix : sparse matrix, ndarray or LinearOperator of shape (n, n), default=None
+        Precomputed ``L^p`` (:func:`toolkit.graphs.laplacian`), skipping graph construction;
+        checked to be finite and symmetric with a non-negative diagonal (an operator: its shape).
     dtype : {"float64", "float32"}, default="float64"
         Storage of ``K`` for PCG; float32 halves memory and the cost of the product by ``K``
         (the iterates stay float64). Newton always uses float64.
@@ -504,7 +514,8 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
         How the kNN graph is found: ``"sklearn"`` (:func:`toolkit.graphs.knn_graph`), ``"kernel"``
         (read off the RBF kernel matrix, :func:`toolkit.graphs.knn_graph_from_kernel`: the same graph
         up to ties, O(n²) instead of O(n² d)), ``"auto"``: the kernel for ``kernel="rbf"``,
-        ``metric="euclidean"``, ``n >= 5000`` and no ``gram``; scikit-learn otherwise.
+        ``metric="euclidean"`` and ``n >= 5000``; scikit-learn otherwise. With
+        ``kernel="precomputed"`` the graph is always read off the kernel.
     blas_threads : int or None, default=1
         BLAS threads during PCG (via threadpoolctl); ``None`` leaves the setting alone. The product
         by ``K`` is memory-bound: one thread reaches most of the bandwidth, and on a shared machine
@@ -548,17 +559,17 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
     True
     """
     return _fit("lapsvm", True, X_labeled, y_labeled, X_unlabeled, kernel=kernel, sigma=sigma,
-                kernel_degree=kernel_degree, coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I,
-                neighbors=neighbors, degree=degree, normalized=normalized, weight=weight, metric=metric,
+                degree=degree, coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I,
+                neighbors=neighbors, laplacian_power=laplacian_power, normalized=normalized, weight=weight, graph_sigma=graph_sigma, metric=metric,
                 method=method, stop=stop, validation=validation, y_unlabeled=y_unlabeled, tol=tol,
-                max_iter=max_iter, x0=x0, callback=callback, rng=rng, gram=gram, laplacian_matrix=laplacian_matrix,
+                max_iter=max_iter, x0=x0, callback=callback, rng=rng, laplacian_matrix=laplacian_matrix,
                 dtype=dtype, blas_threads=blas_threads, neighbor_search=neighbor_search)
 
 
 def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_A=1e-6, gamma_I=1e-2,
-            neighbors=6, degree=1, normalized=True, method="direct", stop=None, validation=None,
-            kernel_degree=2, coef0=1.0, weight="binary", metric="euclidean", y_unlabeled=None,
-            tol=1e-6, max_iter=None, x0=None, callback=None, rng=None, gram=None,
+            neighbors=6, laplacian_power=1, normalized=True, method="direct", stop=None, validation=None,
+            degree=2, coef0=1.0, weight="heat", graph_sigma=None, metric="euclidean", y_unlabeled=None,
+            tol=1e-6, max_iter=None, x0=None, callback=None, rng=None,
             laplacian_matrix=None, dtype="float64", blas_threads=1, neighbor_search="auto"):
     r"""Laplacian Regularized Least Squares classifier (LapRLSC), Melacci & Belkin (2011) eq. (14).
 
@@ -599,17 +610,17 @@ def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma
     True
     """
     return _fit("laprlsc", False, X_labeled, y_labeled, X_unlabeled, kernel=kernel, sigma=sigma,
-                kernel_degree=kernel_degree, coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I,
-                neighbors=neighbors, degree=degree, normalized=normalized, weight=weight, metric=metric,
+                degree=degree, coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I,
+                neighbors=neighbors, laplacian_power=laplacian_power, normalized=normalized, weight=weight, graph_sigma=graph_sigma, metric=metric,
                 method=method, stop=stop, validation=validation, y_unlabeled=y_unlabeled, tol=tol,
-                max_iter=max_iter, x0=x0, callback=callback, rng=rng, gram=gram, laplacian_matrix=laplacian_matrix,
+                max_iter=max_iter, x0=x0, callback=callback, rng=rng, laplacian_matrix=laplacian_matrix,
                 dtype=dtype, blas_threads=blas_threads, neighbor_search=neighbor_search)
 
 
 def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_A=1e-6,
-                gamma_I=1e-2, neighbors=6, degree=1, normalized=True, kernel_degree=2, coef0=1.0,
-                weight="binary", metric="euclidean", tol=1e-3, max_iter=None, x0=None, callback=None,
-                rng=None, gram=None, laplacian_matrix=None, neighbor_search="auto"):
+                gamma_I=1e-2, neighbors=6, laplacian_power=1, normalized=True, degree=2, coef0=1.0,
+                weight="heat", graph_sigma=None, metric="euclidean", tol=1e-3, max_iter=None, x0=None, callback=None,
+                rng=None, laplacian_matrix=None, neighbor_search="auto"):
     r"""The original hinge-loss Laplacian SVM, solved through its dual (Belkin et al. 2006).
 
     Primal (Melacci & Belkin 2011, eq. 4 with the constraints of §2.1):
@@ -653,9 +664,9 @@ def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, g
     tol = check_scalar(tol, "tol", func, low=0.0, low_closed=False)
     max_iter = check_scalar(max_iter, "max_iter", func, kind=numbers.Integral, low=1, allow_none=True)
     X, K, L, Y, classes, _, params, timings = _prepare(
-        func, X_labeled, y_labeled, X_unlabeled, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree,
-        coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, degree=degree,
-        normalized=normalized, weight=weight, metric=metric, gram=gram, laplacian_matrix=laplacian_matrix,
+        func, X_labeled, y_labeled, X_unlabeled, kernel=kernel, sigma=sigma, degree=degree,
+        coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, laplacian_power=laplacian_power,
+        normalized=normalized, weight=weight, graph_sigma=graph_sigma, metric=metric, laplacian_matrix=laplacian_matrix,
         dtype="float64", neighbor_search=neighbor_search)
     if params["gamma_A"] <= 0:
         raise ValueError(f"The 'gamma_A' parameter of {func} must be a float in (0, inf). Got 0.0 instead.")

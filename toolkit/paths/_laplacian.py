@@ -23,13 +23,15 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from toolkit.manifold._core import effective_kernel as _lapsvm_dual_kernel
 from toolkit.paths._svm import SvmPath, _svm_path
-from toolkit._validation import check_features, check_matrix, check_scalar
+from toolkit._validation import (check_features, check_kernel_matrix, check_laplacian_matrix, check_matrix,
+                                 check_option, check_scalar)
 
 __all__ = ["LaplacianSvmPath", "laplacian_svm_path", "effective_kernel"]
 
@@ -78,8 +80,12 @@ class LaplacianSvmPath:
     gamma_ratio : float
     kernel, sigma, degree, coef0 : the kernel's parameters.
     graph : dict
-        The graph's parameters (``neighbors``, ``weight``, ``normalized``, ``degree``, ...) or
-        ``{"laplacian": "given"}``.
+        The graph's parameters (``neighbors``, ``weight``, ``graph_sigma``, ``normalized``,
+        ``laplacian_power``, ``metric``) or ``{"laplacian_matrix": "given"}``.
+    laplacian_matrix : sparse matrix, ndarray, LinearOperator or None
+        The ``L^p`` used (``None`` when ``gamma_ratio = 0``).
+    gamma_A, gamma_I : ndarray (properties)
+        The breakpoints in :func:`toolkit.lapsvm_dual`'s weights, ``λ / 2`` and ``r λ / 2``.
     converged, status, message, n_iter, history, stop, fallbacks
         Those of ``svm`` (see :class:`SvmPath`; the one status table :data:`toolkit.SOLVER_STATUS`).
     """
@@ -94,6 +100,7 @@ class LaplacianSvmPath:
     degree: int
     coef0: float
     graph: dict
+    laplacian_matrix: Any = None
 
     @property
     def breakpoints(self):
@@ -110,6 +117,16 @@ class LaplacianSvmPath:
     @property
     def n_labeled(self):
         return self.B.shape[1]
+
+    @property
+    def gamma_A(self):
+        """The breakpoints as :func:`toolkit.lapsvm_dual`'s ambient weight, ``γ_A = λ / 2``."""
+        return self.svm.breakpoints / 2.0
+
+    @property
+    def gamma_I(self):
+        """The breakpoints as :func:`toolkit.lapsvm_dual`'s intrinsic weight, ``γ_I = r λ / 2``."""
+        return self.gamma_ratio * self.svm.breakpoints / 2.0
 
     # the solver contract, from the SVM path on the effective kernel
     @property
@@ -202,8 +219,8 @@ class LaplacianSvmPath:
 
 
 def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=None, degree=2,
-                       coef0=1.0, neighbors=6, weight="binary", graph_sigma=None, normalized=True,
-                       laplacian_degree=1, metric="euclidean", laplacian=None, gamma_ratio=1.0,
+                       coef0=1.0, neighbors=6, weight="heat", graph_sigma=None, normalized=True,
+                       laplacian_power=1, metric="euclidean", laplacian_matrix=None, gamma_ratio=1.0,
                        lambda_min=None, max_iter=None, ridge=0.0, callback=None):
     r"""Entire λ-path of the semi-supervised hinge-loss model (Wang, Qin & Huang; LapSVM dual).
 
@@ -219,24 +236,31 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
     Parameters
     ----------
     X_labeled : array-like of shape (n_labeled, n_features)
+        Labelled points; with ``kernel="precomputed"`` their rows ``(n_labeled, n)`` of the training
+        kernel matrix (columns: labelled points first), as in :func:`toolkit.lapsvm`.
     y_labeled : array-like of shape (n_labeled,)
         Labels in {-1, +1}, both classes present.
     X_unlabeled : array-like of shape (n_unlabeled, n_features)
-        May have zero rows (the supervised SVM path).
-    kernel : {"linear", "rbf", "polynomial"}, default="rbf"
+        May have zero rows (the supervised SVM path); kernel rows ``(n_unlabeled, n)`` with
+        ``kernel="precomputed"``.
+    kernel : {"linear", "rbf", "polynomial", "precomputed"}, default="rbf"
     sigma : float, default=None
         RBF width, ``exp(-‖x - z‖² / (2 σ²))``; required for ``kernel="rbf"``.
     degree, coef0 : int, float, default=2, 1.0
         Polynomial kernel parameters.
-    neighbors, weight, graph_sigma, normalized, laplacian_degree, metric :
-        The kNN graph and its Laplacian, passed to :func:`toolkit.graphs.laplacian` as
-        ``neighbors``, ``weight``, ``sigma``, ``normalized``, ``degree`` and ``metric``.
-    laplacian : sparse matrix or ndarray of shape (n_samples, n_samples), default=None
-        A precomputed Laplacian of the stacked points (labelled first); overrides the graph
-        parameters.
+    neighbors, weight, graph_sigma, normalized, laplacian_power, metric :
+        The kNN graph and its Laplacian ``L^p``, as in :func:`toolkit.lapsvm` and
+        :func:`toolkit.graphs.laplacian` (heat weights of width ``graph_sigma``, default the mean
+        edge length). With ``kernel="precomputed"`` the graph is read off the kernel.
+    laplacian_matrix : sparse matrix or ndarray of shape (n_samples, n_samples), default=None
+        A precomputed ``L^p`` of the stacked points (labelled first); overrides the graph
+        parameters. Checked as in :func:`toolkit.lapsvm`.
     gamma_ratio : float, default=1.0
         ``r = γ_I / γ_A >= 0``, the weight of the intrinsic (graph) term relative to the ambient
-        one; 0 gives the supervised SVM path on the labelled points.
+        one, fixed along the path; 0 gives the supervised SVM path on the labelled points. The
+        model at λ is :func:`toolkit.lapsvm_dual`'s with ``gamma_A = λ / 2`` and
+        ``gamma_I = r λ / 2`` (the path's :attr:`~LaplacianSvmPath.gamma_A` and
+        :attr:`~LaplacianSvmPath.gamma_I`).
     lambda_min, max_iter, ridge :
         As in :func:`svm_path`.
     callback : callable, default=None
@@ -266,8 +290,10 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
     >>> path = laplacian_svm_path(X[:6], y[:6], X[6:], sigma=1.0, neighbors=5, gamma_ratio=1.0)
     >>> f = path.decision_function(X[:3], path.breakpoints[-1])
     """
-    from toolkit.kernels import kernel_matrix
+    from toolkit.kernels import KERNELS, kernel_matrix, training_kernel
     func = "laplacian_svm_path"
+    check_option(kernel, "kernel", func, KERNELS)
+    precomputed = kernel == "precomputed"
     X_labeled = check_matrix(X_labeled, "X_labeled", func, accept_sparse=False)
     X_unlabeled = check_matrix(X_unlabeled, "X_unlabeled", func, accept_sparse=False, allow_empty=True)
     if X_unlabeled.ndim == 2 and X_unlabeled.shape[0] > 0:
@@ -287,21 +313,28 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
                                                                   kind=numbers.Integral, low=1)
     X = np.vstack([X_labeled, X_unlabeled])
     n = X.shape[0]
-    K = kernel_matrix(X, kernel=kernel, sigma=sigma, degree=degree, coef0=coef0)
-    if laplacian is not None:
-        L = laplacian if sp.issparse(laplacian) else check_matrix(laplacian, "laplacian", func)
-        if L.shape != (n, n):
-            raise ValueError(f"{func}: 'laplacian' has shape {L.shape} but there are {n} points "
-                             f"({l} labelled + {n - l} unlabelled); it must be ({n}, {n}).")
-        graph = {"laplacian": "given"}
+    if precomputed:
+        if X.shape != (n, n):
+            raise ValueError(f"{func}: with kernel='precomputed', 'X_labeled' and 'X_unlabeled' must be the rows "
+                             f"of the ({n}, {n}) training kernel matrix (labelled points first). Got shapes "
+                             f"{X_labeled.shape} and {X_unlabeled.shape} instead.")
+    K = training_kernel(X, func, kernel=kernel, sigma=sigma, degree=degree, coef0=coef0,
+                        label=f"The precomputed training kernel matrix [X_labeled; X_unlabeled] of {func}")
+    if laplacian_matrix is not None:
+        L = check_laplacian_matrix(laplacian_matrix, "laplacian_matrix", func, n)
+        graph = {"laplacian_matrix": "given"}
     elif gamma_ratio == 0.0:
-        L, graph = None, {"laplacian": "unused (gamma_ratio=0)"}
+        L, graph = None, {"laplacian_matrix": "unused (gamma_ratio=0)"}
     else:
-        from toolkit.graphs import laplacian as graph_laplacian
-        graph = {"neighbors": neighbors, "weight": weight, "sigma": graph_sigma, "normalized": normalized,
-                 "degree": laplacian_degree, "metric": metric}
-        L = graph_laplacian(X, neighbors=neighbors, weight=weight, sigma=graph_sigma, normalized=normalized,
-                            degree=laplacian_degree, metric=metric)
+        from toolkit.graphs import graph_laplacian, iterated_laplacian, knn_graph, knn_graph_from_kernel
+        graph = {"neighbors": neighbors, "weight": weight, "graph_sigma": graph_sigma, "normalized": normalized,
+                 "laplacian_power": laplacian_power, "metric": metric}
+        check_scalar(laplacian_power, "laplacian_power", func, kind=numbers.Integral, low=1)
+        if precomputed:
+            W = knn_graph_from_kernel(K, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma)
+        else:
+            W = knn_graph(X, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma, metric=metric)
+        L = iterated_laplacian(graph_laplacian(W, normalized=normalized), laplacian_power=laplacian_power)
     if callback is not None and not callable(callback):
         raise TypeError(f"The 'callback' parameter of {func} must be callable or None. Got {callback!r} instead.")
     G, B = effective_kernel(K, L, l, gamma_ratio)
@@ -321,4 +354,5 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
     for arr in (X, B, G):
         arr.setflags(write=False)
     return LaplacianSvmPath(svm=svm, X_train=X, B=B, effective_kernel=G, gamma_ratio=gamma_ratio,
-                            kernel=kernel, sigma=sigma, degree=degree, coef0=coef0, graph=graph)
+                            kernel=kernel, sigma=sigma, degree=degree, coef0=coef0, graph=graph,
+                            laplacian_matrix=L)

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+from typing import Any
 
 import numpy as np
 
 from toolkit._cv import one_standard_error
 from toolkit.rls._spectral import coefficients, weighted_eigh
-from toolkit._validation import check_kernel_matrix, check_matrix, check_scalar
+from toolkit._validation import check_matrix, check_scalar
+from toolkit.kernels import cross_kernel, training_kernel
 
 __all__ = ["RlscPath", "rlsc_path"]
 
@@ -63,6 +65,9 @@ class RlscPath:
     eigenvectors: np.ndarray
     sqrt_weights: np.ndarray
     y: np.ndarray
+    kernel: Any = "precomputed"
+    kernel_params: dict = dataclasses.field(default_factory=dict)
+    X_train: Any = dataclasses.field(default=None, repr=False)
 
     def _check_s(self, s):
         arr = np.atleast_1d(np.asarray(s, dtype=float))
@@ -81,17 +86,19 @@ class RlscPath:
         C = coefficients(self.eigenvalues, self.eigenvectors, self.y, self._check_s(s), self.sqrt_weights)
         return C[0] if np.ndim(s) == 0 else C
 
-    def decision_function(self, K_cross, s):
-        """``f(x) = K(x, X) c(λ)`` for ``K_cross`` of shape (n_new, n_samples); (n_new,) or (n_new, n_lambdas)."""
-        K_cross = check_matrix(K_cross, "K_cross", "RlscPath.decision_function", accept_sparse=False)
-        if K_cross.shape[1] != self.y.shape[0]:
-            raise ValueError(f"RlscPath.decision_function: 'K_cross' has {K_cross.shape[1]} columns but the path "
-                             f"has {self.y.shape[0]} training points; they must match.")
+    def decision_function(self, X, s):
+        """``f(x) = K(x, X_train) c(λ)``: (n_new,) or (n_new, n_lambdas).
+
+        ``X`` holds new points, or with ``kernel="precomputed"`` their kernel rows
+        ``(n_new, n_samples)`` against the training points.
+        """
+        K_cross = cross_kernel(X, self.X_train, "RlscPath.decision_function", kernel=self.kernel,
+                               n_train=self.y.shape[0], **self.kernel_params)
         return K_cross @ self.coef(s).T
 
-    def predict(self, K_cross, s):
+    def predict(self, X, s):
         """Labels ``sign f`` in {-1, +1} at λ = ``s``."""
-        return np.where(self.decision_function(K_cross, s) >= 0, 1.0, -1.0)
+        return np.where(self.decision_function(X, s) >= 0, 1.0, -1.0)
 
     def summary(self) -> str:
         """A text report of the grid and the three selected λ."""
@@ -135,7 +142,8 @@ class RlscPath:
         return ax
 
 
-def rlsc_path(K, y, *, weights=None, lambdas=None, n_lambdas=100, lambda_min_ratio=1e-6):
+def rlsc_path(X, y, *, kernel="precomputed", sigma=None, degree=2, coef0=1.0, weights=None, lambdas=None,
+              n_lambdas=100, lambda_min_ratio=1e-6):
     r"""RLS / RLSC solutions for a whole λ grid from one eigendecomposition, with LOO and GCV.
 
     .. math::
@@ -147,11 +155,17 @@ def rlsc_path(K, y, *, weights=None, lambdas=None, n_lambdas=100, lambda_min_rat
 
     Parameters
     ----------
-    K : array-like of shape (n_samples, n_samples)
-        Symmetric positive semi-definite kernel matrix (checked, within round-off tolerances, by
-        ``toolkit._validation.check_kernel_matrix``, the rule every precomputed kernel follows).
+    X : array-like of shape (n_samples, n_samples) or (n_samples, n_features)
+        With ``kernel="precomputed"`` (the default) the symmetric positive semi-definite kernel
+        matrix ``K`` (checked, within round-off tolerances, by
+        ``toolkit._validation.check_kernel_matrix``, the rule every precomputed kernel follows);
+        otherwise the points.
     y : array-like of shape (n_samples,)
         Targets; labels in {-1, +1} for classification (then ``loo_error`` is defined).
+    kernel : {"precomputed", "linear", "rbf", "polynomial"} or callable, default="precomputed"
+        As in :func:`toolkit.svm_path`: ``decision_function`` then takes points as ``X`` was given.
+    sigma, degree, coef0 : float, int, float, default=None, 2, 1.0
+        The kernel's parameters.
     weights : array-like of shape (n_samples,), default=None
         Positive weights ``w_i``; ``None`` means ``1/n``, i.e. RLSC eq. (4) of Gieseke et al.
         (2011), ``c = (K + λ n I)⁻¹ y``, the same λ as :func:`toolkit.rlsc`. For the S²RLSC
@@ -187,11 +201,11 @@ def rlsc_path(K, y, *, weights=None, lambdas=None, n_lambdas=100, lambda_min_rat
     >>> c = path.coef(path.lambda_min)
     """
     func = "rlsc_path"
-    K = check_kernel_matrix(K, "K", func)
+    K = training_kernel(X, func, kernel=kernel, sigma=sigma, degree=degree, coef0=coef0)
     y = check_matrix(y, "y", func, accept_sparse=False, ndim=1).copy()
     n = y.shape[0]
     if K.shape[0] != n:
-        raise ValueError(f"{func}: 'K' has {K.shape[0]} rows but 'y' has {n}; they must match.")
+        raise ValueError(f"{func}: 'X' (the kernel matrix K) has {K.shape[0]} rows but 'y' has {n}; they must match.")
     if weights is None:
         w = np.full(n, 1.0 / n)
     else:
@@ -242,4 +256,6 @@ def rlsc_path(K, y, *, weights=None, lambdas=None, n_lambdas=100, lambda_min_rat
         arr.setflags(write=False)
     return RlscPath(lambdas=lambdas, loo_predictions=loo_pred, loo_error=loo_error, loo_mse=loo_mse, gcv=gcv,
                     df=df, lambda_min=float(lambdas[i_min]), lambda_1se=float(lambdas[i_1se]),
-                    lambda_gcv=float(lambdas[i_gcv]), eigenvalues=s, eigenvectors=V, sqrt_weights=d, y=y)
+                    lambda_gcv=float(lambdas[i_gcv]), eigenvalues=s, eigenvectors=V, sqrt_weights=d, y=y,
+                    kernel=kernel, kernel_params=dict(sigma=sigma, degree=degree, coef0=coef0),
+                    X_train=None if kernel == "precomputed" else check_matrix(X, "X", func))

@@ -11,6 +11,7 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator
 
 from toolkit._cv import one_standard_error, stratified_folds
 from toolkit._validation import check_consistent_rows, check_matrix, check_rng, check_scalar
@@ -207,14 +208,19 @@ def _grid_from(path, lambdas, n_lambdas, func):
     return np.geomspace(bps[0], low, n_lambdas) if low < bps[0] else np.array([bps[0]])
 
 
-def cv_svm_path(K, y, *, n_folds=5, lambdas=None, n_lambdas=100, rng=None):
+def cv_svm_path(X, y, *, kernel="precomputed", sigma=None, degree=2, coef0=1.0, n_folds=5, lambdas=None,
+                n_lambdas=100, rng=None):
     """k-fold cross-validation of the SVM along its whole path (one :func:`svm_path` per fold).
 
     Parameters
     ----------
-    K : array-like of shape (n_samples, n_samples)
+    X : array-like of shape (n_samples, n_samples) or (n_samples, n_features)
+        The kernel matrix (``kernel="precomputed"``, the default) or the points, as in
+        :func:`svm_path`.
     y : array-like of shape (n_samples,)
         Labels in {-1, +1}.
+    kernel, sigma, degree, coef0 :
+        As in :func:`svm_path`; the kernel matrix is computed once for all folds.
     n_folds : int, default=5
         Folds, stratified by class; at most the size of the smaller class.
     lambdas : array-like, default=None
@@ -234,11 +240,12 @@ def cv_svm_path(K, y, *, n_folds=5, lambdas=None, n_lambdas=100, rng=None):
     Cost: ``n_folds + 1`` paths, each a small multiple of one SVM fit, instead of
     ``n_folds · n_lambdas`` fits.
     """
+    from toolkit.kernels import training_kernel
     from toolkit.paths._svm import svm_path
     func = "cv_svm_path"
     gen, seed = check_rng(rng)
-    full = svm_path(K, y)
-    K = np.asarray(K, dtype=float)
+    full = svm_path(X, y, kernel=kernel, sigma=sigma, degree=degree, coef0=coef0)
+    K = training_kernel(X, func, kernel=kernel, sigma=sigma, degree=degree, coef0=coef0, symmetrize=True)
     y = np.asarray(y, dtype=float)
     n_folds = _check_cv(y, n_folds, func)
     n_lambdas = check_scalar(n_lambdas, "n_lambdas", func, kind=numbers.Integral, low=1)
@@ -252,10 +259,34 @@ def cv_svm_path(K, y, *, n_folds=5, lambdas=None, n_lambdas=100, rng=None):
     return _cv_result(grid, fold_err, n_folds, seed, full)
 
 
+class _permutable:
+    """A Laplacian operator that supports ``L[order][:, order]`` (a symmetric permutation)."""
+
+    def __init__(self, L, order=None):
+        self.L, self.order = L, order
+
+    def __getitem__(self, index):
+        if isinstance(index, tuple):          # L[order][:, order]: the permutation is symmetric
+            return self
+        return _permutable(self.L, np.asarray(index))
+
+    def as_operator(self):
+        L, order = self.L, self.order
+        inverse = np.empty_like(order)
+        inverse[order] = np.arange(order.size)
+
+        def matmat(V):
+            V = np.asarray(V)
+            return np.asarray(L @ V[inverse])[order]
+
+        return LinearOperator(L.shape, matvec=matmat, rmatvec=matmat, matmat=matmat, rmatmat=matmat,
+                              dtype=np.float64)
+
+
 def cv_laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, n_folds=5, lambdas=None, n_lambdas=100, rng=None,
-                          kernel="rbf", sigma=None, degree=2, coef0=1.0, neighbors=6, weight="binary",
-                          graph_sigma=None, normalized=True, laplacian_degree=1, metric="euclidean",
-                          gamma_ratio=1.0):
+                          kernel="rbf", sigma=None, degree=2, coef0=1.0, neighbors=6, weight="heat",
+                          graph_sigma=None, normalized=True, laplacian_power=1, metric="euclidean",
+                          laplacian_matrix=None, gamma_ratio=1.0):
     """k-fold cross-validation of :func:`laplacian_svm_path` over the labelled points.
 
     The held-out labelled points of a fold join the unlabelled ones (their labels hidden), so
@@ -264,10 +295,11 @@ def cv_laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, n_folds=5, lambd
     Parameters
     ----------
     X_labeled, y_labeled, X_unlabeled :
-        As in :func:`laplacian_svm_path`.
+        As in :func:`laplacian_svm_path` (points, or kernel rows with ``kernel="precomputed"``).
     n_folds, lambdas, n_lambdas, rng :
         As in :func:`cv_svm_path`.
-    kernel, sigma, degree, coef0, neighbors, weight, graph_sigma, normalized, laplacian_degree, metric, gamma_ratio :
+    kernel, sigma, degree, coef0, neighbors, weight, graph_sigma, normalized, laplacian_power, metric, \
+laplacian_matrix, gamma_ratio :
         As in :func:`laplacian_svm_path`.
 
     Returns
@@ -280,26 +312,27 @@ def cv_laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, n_folds=5, lambd
     gen, seed = check_rng(rng)
     common = dict(kernel=kernel, sigma=sigma, degree=degree, coef0=coef0, gamma_ratio=gamma_ratio)
     full = laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, neighbors=neighbors, weight=weight,
-                              graph_sigma=graph_sigma, normalized=normalized, laplacian_degree=laplacian_degree,
-                              metric=metric, **common)
-    Xl = np.asarray(X_labeled, dtype=float)
+                              graph_sigma=graph_sigma, normalized=normalized, laplacian_power=laplacian_power,
+                              metric=metric, laplacian_matrix=laplacian_matrix, **common)
+    X_all = full.X_train            # validated points (or kernel rows), labelled first
     y = np.asarray(y_labeled, dtype=float)
-    Xu = np.asarray(X_unlabeled, dtype=float).reshape(-1, Xl.shape[1])
+    l = y.size
     n_folds = _check_cv(y, n_folds, func)
     n_lambdas = check_scalar(n_lambdas, "n_lambdas", func, kind=numbers.Integral, low=1)
     grid = _grid_from(full, lambdas, n_lambdas, func)
-    L = None
-    if gamma_ratio > 0:
-        from toolkit.graphs import laplacian
-        L = sp.csr_matrix(laplacian(full.X_train, neighbors=neighbors, weight=weight, sigma=graph_sigma,
-                                    normalized=normalized, degree=laplacian_degree, metric=metric))
+    L = full.laplacian_matrix       # the graph is built once, on all n points
+    if isinstance(L, LinearOperator):
+        L = _permutable(L)
     fold = stratified_folds(y, n_folds, gen)
-    l = y.size
     fold_err = np.empty((n_folds, grid.size))
     for k in range(n_folds):
         train, test = np.flatnonzero(fold != k), np.flatnonzero(fold == k)
-        order = np.concatenate([train, test, l + np.arange(Xu.shape[0])])
+        order = np.concatenate([train, test, np.arange(l, X_all.shape[0])])
+        rows = X_all[order][:, order] if kernel == "precomputed" else X_all[order]
         Lk = None if L is None else L[order][:, order]
-        p = laplacian_svm_path(Xl[train], y[train], np.vstack([Xl[test], Xu]), laplacian=Lk, **common)
-        fold_err[k] = _errors(p, Xl[test], y[test], _eval_lambdas(p, grid))
+        if isinstance(Lk, _permutable):
+            Lk = Lk.as_operator()
+        p = laplacian_svm_path(rows[:train.size], y[train], rows[train.size:], laplacian_matrix=Lk, **common)
+        held_out = rows[train.size:train.size + test.size]
+        fold_err[k] = _errors(p, held_out, y[test], _eval_lambdas(p, grid))
     return _cv_result(grid, fold_err, n_folds, seed, full)

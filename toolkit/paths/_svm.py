@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+from typing import Any
 
 import numpy as np
 
 from toolkit._contract import (CONVERGED, MAX_ITER, REQUESTED_END, RESOLUTION_LIMIT, IntermediateResult,
                                is_converged, run_callback, status_message, warn_not_converged)
 from toolkit._validation import check_kernel_matrix, check_matrix, check_scalar
+from toolkit.kernels import cross_kernel, training_kernel
 
 __all__ = ["SvmPath", "svm_path"]
 
@@ -112,11 +114,17 @@ class SvmPath:
     _tail_slope0: float
     stop: object = None
     fallbacks: tuple = ()
+    kernel: Any = "precomputed"
+    kernel_params: dict = dataclasses.field(default_factory=dict)
+    X_train: Any = dataclasses.field(default=None, repr=False)
 
     # ------------------------------------------------------------------ evaluation
     @property
     def n_samples(self) -> int:
         return self.y.shape[0]
+
+    def _cross_kernel(self, X, func):
+        return cross_kernel(X, self.X_train, func, kernel=self.kernel, n_train=self.n_samples, **self.kernel_params)
 
     def _check_s(self, s):
         arr = np.atleast_1d(np.asarray(s, dtype=float))
@@ -189,24 +197,21 @@ class SvmPath:
             return self.y * alpha / lam, alpha0 / lam
         return self.y * alpha / lam[:, None], alpha0 / lam
 
-    def decision_function(self, K_cross, s):
+    def decision_function(self, X, s):
         """``f(x) = (Σ_j α_j y_j K(x, x_j) + α₀) / λ`` at λ = ``s``.
 
         Parameters
         ----------
-        K_cross : array-like of shape (n_new, n_samples)
-            Kernel between new points and the training points.
+        X : array-like of shape (n_new, n_features) or (n_new, n_samples)
+            New points, or with ``kernel="precomputed"`` their kernel values against the
+            ``n_samples`` training points.
         s : float or array-like of shape (n_lambdas,)
 
         Returns
         -------
         f : ndarray of shape (n_new,) or (n_new, n_lambdas)
         """
-        K_cross = check_matrix(K_cross, "K_cross", "SvmPath.decision_function", accept_sparse=False)
-        if K_cross.shape[1] != self.n_samples:
-            raise ValueError(f"SvmPath.decision_function: 'K_cross' has {K_cross.shape[1]} columns but the path "
-                             f"has {self.n_samples} training points; they must match.")
-        return self._decision(K_cross, s)
+        return self._decision(self._cross_kernel(X, "SvmPath.decision_function"), s)
 
     def _decision(self, K_cross, s):
         alpha, alpha0 = self.coef(s)
@@ -337,7 +342,8 @@ def _kkt_violation(h, lam, alpha, y, state):
     return max(v_right, v_left, v_elbow, v_box, v_eq)
 
 
-def svm_path(K, y, *, lambda_min=None, max_iter=None, ridge=0.0, refresh=250, callback=None):
+def svm_path(X, y, *, kernel="precomputed", sigma=None, degree=2, coef0=1.0, lambda_min=None, max_iter=None,
+             ridge=0.0, refresh=250, callback=None):
     r"""The entire regularisation path of the SVM with bias, for every λ (Hastie et al. 2004).
 
     Computes, for all λ > 0 at once, the solutions of
@@ -352,10 +358,17 @@ def svm_path(K, y, *, lambda_min=None, max_iter=None, ridge=0.0, refresh=250, ca
 
     Parameters
     ----------
-    K : array-like of shape (n_samples, n_samples)
-        Symmetric positive semi-definite kernel matrix of the training points.
+    X : array-like of shape (n_samples, n_samples) or (n_samples, n_features)
+        With ``kernel="precomputed"`` (the default: the path is stated for a kernel matrix) the
+        symmetric positive semi-definite kernel matrix ``K`` of the training points; otherwise the
+        points themselves.
     y : array-like of shape (n_samples,)
         Labels in {-1, +1}; both classes must be present.
+    kernel : {"precomputed", "linear", "rbf", "polynomial"} or callable, default="precomputed"
+        See :func:`toolkit.kernels.kernel_matrix`; the path keeps the points and the kernel, so
+        ``decision_function`` takes points as ``X`` was given (kernel rows when precomputed).
+    sigma, degree, coef0 : float, int, float, default=None, 2, 1.0
+        The kernel's parameters (``sigma`` required for ``kernel="rbf"``).
     lambda_min : float, default=None
         Stop when λ reaches this value; ``None`` follows the path to its end (the left set ``L``
         empties, or no further event occurs, after which the solution is linear down to 0).
@@ -445,10 +458,12 @@ def svm_path(K, y, *, lambda_min=None, max_iter=None, ridge=0.0, refresh=250, ca
     >>> f = path.decision_function(K, [1.0, 0.1])   # (40, 2): two values of λ
     """
     func = "svm_path"
-    K = check_kernel_matrix(K, "K", func, symmetrize=True)   # symmetric PSD; (K + Kᵀ)/2 within round-off
+    # symmetric PSD; (K + Kᵀ)/2 within round-off
+    K = training_kernel(X, func, kernel=kernel, sigma=sigma, degree=degree, coef0=coef0, symmetrize=True)
     y = check_matrix(y, "y", func, accept_sparse=False, ndim=1)
     if y.shape[0] != K.shape[0]:
-        raise ValueError(f"{func}: 'K' has {K.shape[0]} rows but 'y' has {y.shape[0]}; they must match.")
+        raise ValueError(f"{func}: 'X' (the kernel matrix K) has {K.shape[0]} rows but 'y' has {y.shape[0]}; "
+                         "they must match.")
     if not np.all(np.isin(y, (-1.0, 1.0))):
         raise ValueError(f"The 'y' parameter of {func} must contain only -1 and +1. Got values {np.unique(y)[:5]} instead.")
     if (y > 0).all() or (y < 0).all():
@@ -461,7 +476,11 @@ def svm_path(K, y, *, lambda_min=None, max_iter=None, ridge=0.0, refresh=250, ca
     refresh = check_scalar(refresh, "refresh", func, kind=numbers.Integral, low=1)
     if callback is not None and not callable(callback):
         raise TypeError(f"The 'callback' parameter of {func} must be callable or None. Got {callback!r} instead.")
-    return _svm_path(K, y, lambda_min, max_iter, ridge, refresh, callback=callback)
+    path = _svm_path(K, y, lambda_min, max_iter, ridge, refresh, callback=callback)
+    if kernel == "precomputed":
+        return path
+    return dataclasses.replace(path, kernel=kernel, X_train=check_matrix(X, "X", func),
+                               kernel_params=dict(sigma=sigma, degree=degree, coef0=coef0))
 
 
 def _initialize(K, y, return_hstar=False):

@@ -32,12 +32,11 @@ from toolkit.rls._search import evolutionary_search, local_search
 from toolkit.rls._spectral import coefficients, weighted_eigh
 from toolkit._validation import (check_consistent_rows, check_features, check_kernel_matrix, check_labels,
                                  check_matrix, check_option, check_rng, check_scalar)
-from toolkit.kernels import kernel_matrix
+from toolkit.kernels import KERNELS, kernel_matrix
 
 __all__ = ["rlsc", "s2rlsc", "mmc", "RLSCResult", "S2RLSCResult", "MMCResult", "RestartRecord",
            "ConvergenceWarning"]
 
-KERNELS = ("linear", "rbf", "polynomial", "precomputed")
 SEARCHES = ("1+1", "mu+nu")
 ORDERS = ("round-robin", "random")
 INITS = ("rlsc", "random")
