@@ -37,7 +37,7 @@ from toolkit._validation import (check_consistent_rows, check_features, check_ke
 from toolkit.early_stopping import StopEvent, make_rule, start_monitor, ValidationCheck, MixedCheck
 from toolkit.graphs import (graph_laplacian, knn_graph, knn_graph_from_kernel, iterated_laplacian, METRICS,
                             POWER_MAX_DENSITY, WEIGHTS)
-from toolkit.kernels import KERNELS, kernel_matrix, training_kernel
+from toolkit.kernels import KERNELS, cross_kernel, kernel_matrix, training_kernel
 
 __all__ = ["lapsvm", "laprlsc", "lapsvm_dual", "LapSVMResult", "ConvergenceWarning"]
 
@@ -120,11 +120,9 @@ class LapSVMResult:
     # -------------------------------------------------------------- prediction
     def decision_function(self, X):
         """``f(x) = Σ_i α_i k(x_i, x) + b``; shape (n,) for two classes, (n, n_classes) otherwise."""
-        X = check_matrix(X, "X", "decision_function")
-        check_features("decision_function", "X", X, "X_train", self.X_train)
         p = self.params
-        Kx = kernel_matrix(X, self.X_train, kernel=p["kernel"], sigma=p["sigma"],
-                           degree=p["degree"], coef0=p["coef0"])
+        Kx = cross_kernel(X, self.X_train, "decision_function", kernel=p["kernel"], n_train=self.X_train.shape[0],
+                          sigma=p["sigma"], degree=p["degree"], coef0=p["coef0"])
         return Kx @ self.alpha + self.b
 
     def predict(self, X):
@@ -292,14 +290,12 @@ def _validation_targets(validation, X_train, classes, params, func, C):
         X_v, y_v = validation
     except (TypeError, ValueError) as exc:
         raise TypeError(f"The 'validation' parameter of {func} must be None or a pair (X_val, y_val).") from exc
-    X_v = check_matrix(X_v, "X_val", func)
-    check_features(func, "X_val", X_v, "X_labeled", X_train)
+    K_v = cross_kernel(X_v, X_train, func, kernel=params["kernel"], n_train=X_train.shape[0], sigma=params["sigma"],
+                       degree=params["degree"], coef0=params["coef0"])
     y_v = np.asarray(y_v)
-    check_consistent_rows(func, X_val=X_v, y_val=y_v)
+    check_consistent_rows(func, X_val=K_v, y_val=y_v)
     if not np.all(np.isin(y_v, classes)):
         raise ValueError(f"{func}: 'y_val' contains labels not in y_labeled's classes {classes.tolist()}.")
-    K_v = kernel_matrix(X_v, X_train, kernel=params["kernel"], sigma=params["sigma"],
-                        degree=params["degree"], coef0=params["coef0"])
     idx = np.searchsorted(classes, y_v)
     target = np.where(idx == 1, 1, -1) if C == 1 else idx
     return K_v, target

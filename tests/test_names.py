@@ -1,0 +1,172 @@
+"""One name per quantity and one way to pass a kernel, across every public solver.
+
+* ``degree`` is the polynomial kernel's degree, ``laplacian_power`` the ``p`` of ``L^p``,
+  ``graph_sigma`` the heat width of the graph, ``laplacian_matrix`` a precomputed ``L^p``;
+* ``kernel="precomputed"`` means the same everywhere: the training inputs are rows of the
+  training kernel matrix and new points are their kernel rows (scikit-learn's convention), and
+  the model is the one fitted on the points with the same kernel and graph.
+"""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import toolkit
+from toolkit import (kernel_matrix, laplacian_svm_path, laprlsc, lapsvm, lapsvm_dual, rlsc, rlsc_path, s2rlsc,
+                     svm_path)
+from toolkit.graphs import knn_graph, knn_graph_from_kernel, laplacian
+
+
+def _data(n=40, l=8, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    lab = np.r_[np.flatnonzero(y > 0)[:l // 2], np.flatnonzero(y < 0)[:l // 2]]
+    unl = np.setdiff1d(np.arange(n), lab)
+    return X[lab], y[lab], X[unl], X
+
+
+PUBLIC_SOLVERS = ["rlsc", "s2rlsc", "mmc", "lapsvm", "laprlsc", "lapsvm_dual", "svm_path", "rlsc_path",
+                  "laplacian_svm_path", "cv_svm_path", "cv_laplacian_svm_path", "kernel_matrix"]
+RETIRED = {"kernel_degree", "laplacian_degree", "heat_sigma", "gram", "laplacian", "K"}
+
+
+@pytest.mark.parametrize("name", PUBLIC_SOLVERS)
+def test_public_solvers_use_the_one_name_of_each_quantity(name):
+    params = inspect.signature(getattr(toolkit, name)).parameters
+    assert not RETIRED & set(params), f"{name} still has {sorted(RETIRED & set(params))}"
+    if "degree" in params:                                   # always the polynomial kernel's degree
+        assert params["degree"].default == 2 and "kernel" in params
+    if "laplacian_power" in params:
+        assert params["laplacian_power"].default == 1
+    if "weight" in params:                                    # the papers' heat weights everywhere
+        assert params["weight"].default == "heat" and params["graph_sigma"].default is None
+    if name not in ("kernel_matrix",):
+        assert "kernel" in params
+
+
+def test_graph_functions_use_the_same_names():
+    from toolkit import graphs
+    for func in (graphs.knn_graph, graphs.epsilon_graph, graphs.laplacian, graphs.knn_graph_from_kernel):
+        params = inspect.signature(func).parameters
+        assert params["weight"].default == "heat" and "graph_sigma" in params and "sigma" not in params or \
+            func is graphs.knn_graph_from_kernel
+    assert "laplacian_power" in inspect.signature(graphs.laplacian).parameters
+    assert "laplacian_power" in inspect.signature(graphs.iterated_laplacian).parameters
+    assert "laplacian_power" in inspect.signature(graphs.laplacian_operator).parameters
+
+
+# ---------------------------------------------------------------------------- kernel="precomputed"
+@pytest.mark.parametrize("solver", [lapsvm, laprlsc, lapsvm_dual])
+def test_manifold_solvers_fit_the_same_model_from_kernel_rows(solver):
+    Xl, yl, Xu, _ = _data()
+    X = np.vstack([Xl, Xu])
+    L = laplacian(X, neighbors=5)
+    kw = dict(gamma_A=1e-2, gamma_I=1.0, neighbors=5, laplacian_matrix=L)
+    if solver is not lapsvm_dual:
+        kw.update(method="newton" if solver is lapsvm else "direct")
+    raw = solver(Xl, yl, Xu, kernel="rbf", sigma=0.8, **kw)
+    K = kernel_matrix(X, kernel="rbf", sigma=0.8)
+    pre = solver(K[:len(Xl)], yl, K[len(Xl):], kernel="precomputed", **kw)
+    np.testing.assert_allclose(pre.objective, raw.objective, rtol=1e-9)
+    X_new = np.random.default_rng(1).normal(size=(7, 3))
+    np.testing.assert_allclose(pre.decision_function(kernel_matrix(X_new, X, kernel="rbf", sigma=0.8)),
+                               raw.decision_function(X_new), rtol=1e-7, atol=1e-9)
+
+
+def test_precomputed_linear_kernel_builds_the_euclidean_graph():
+    """Without the points the graph is read off the kernel's own distances: for K = X Xᵀ these are
+    the Euclidean distances, so the model equals the one fitted on the points."""
+    Xl, yl, Xu, _ = _data(seed=3)
+    X = np.vstack([Xl, Xu])
+    raw = lapsvm(Xl, yl, Xu, kernel="linear", gamma_A=1e-2, gamma_I=1.0, neighbors=5, method="newton")
+    K = X @ X.T
+    pre = lapsvm(K[:len(Xl)], yl, K[len(Xl):], kernel="precomputed", gamma_A=1e-2, gamma_I=1.0, neighbors=5,
+                 method="newton")
+    np.testing.assert_allclose(pre.objective, raw.objective, rtol=1e-8)
+
+
+@pytest.mark.parametrize("weight", ["heat", "binary", "distance"])
+def test_knn_graph_from_any_kernel_uses_feature_space_distances(weight):
+    X = np.random.default_rng(2).normal(size=(30, 4))
+    W_points = knn_graph(X, neighbors=4, weight=weight)
+    W_kernel = knn_graph_from_kernel(X @ X.T, neighbors=4, weight=weight, block_size=7)
+    assert abs(W_points - W_kernel).max() < 1e-10
+
+
+def test_paths_take_points_or_a_precomputed_kernel():
+    Xl, yl, Xu, _ = _data(seed=4)
+    K = kernel_matrix(Xl, kernel="rbf", sigma=1.0)
+    X_new = np.random.default_rng(5).normal(size=(6, 3))
+    K_new = kernel_matrix(X_new, Xl, kernel="rbf", sigma=1.0)
+    for path_fn in (svm_path, rlsc_path):
+        by_kernel, by_points = path_fn(K, yl), path_fn(Xl, yl, kernel="rbf", sigma=1.0)
+        np.testing.assert_allclose(by_points.decision_function(X_new, 0.1), by_kernel.decision_function(K_new, 0.1),
+                                   rtol=1e-10, atol=1e-12)
+        with pytest.raises(ValueError, match="features"):      # kernel rows where points are expected
+            by_points.decision_function(K_new, 0.1)
+    X = np.vstack([Xl, Xu])
+    L = laplacian(X, neighbors=5)
+    KX = kernel_matrix(X, kernel="rbf", sigma=1.0)
+    raw = laplacian_svm_path(Xl, yl, Xu, sigma=1.0, laplacian_matrix=L)
+    pre = laplacian_svm_path(KX[:len(Xl)], yl, KX[len(Xl):], kernel="precomputed", laplacian_matrix=L)
+    lam = raw.breakpoints[-1] * 2
+    np.testing.assert_allclose(pre.decision_function(kernel_matrix(X_new, X, kernel="rbf", sigma=1.0), lam),
+                               raw.decision_function(X_new, lam), rtol=1e-8, atol=1e-10)
+
+
+def test_s2rlsc_and_rlsc_follow_the_same_convention():
+    Xl, yl, Xu, _ = _data(seed=6)
+    X = np.vstack([Xl, Xu])
+    K = kernel_matrix(X, kernel="rbf", sigma=1.0)
+    raw = s2rlsc(Xl, yl, Xu, kernel="rbf", sigma=1.0, restarts=1, rng=0)
+    pre = s2rlsc(K[:len(Xl)], yl, K[len(Xl):], kernel="precomputed", restarts=1, rng=0)
+    assert pre.objective == pytest.approx(raw.objective, rel=1e-9)
+    sup = rlsc(Xl, yl, kernel="rbf", sigma=1.0)
+    sup_pre = rlsc(K[:len(Xl), :len(Xl)], yl, kernel="precomputed")
+    np.testing.assert_allclose(sup_pre.decision_function(K[len(Xl):, :len(Xl)]), sup.decision_function(Xu),
+                               rtol=1e-9, atol=1e-12)
+
+
+def test_laplacian_path_speaks_lapsvm_duals_weights():
+    """At breakpoint λ the path's model is lapsvm_dual's with γ_A = λ/2, γ_I = r λ/2."""
+    Xl, yl, Xu, _ = _data(seed=7)
+    path = laplacian_svm_path(Xl, yl, Xu, sigma=1.0, gamma_ratio=3.0, neighbors=5)
+    k = path.breakpoints.size // 2
+    np.testing.assert_allclose(path.gamma_A, path.breakpoints / 2)
+    np.testing.assert_allclose(path.gamma_I, 3.0 * path.breakpoints / 2)
+    dual = lapsvm_dual(Xl, yl, Xu, sigma=1.0, gamma_A=path.gamma_A[k], gamma_I=path.gamma_I[k], neighbors=5,
+                       laplacian_matrix=path.laplacian_matrix, tol=1e-10)
+    np.testing.assert_allclose(dual.decision_function(Xu), path.decision_function(Xu, path.breakpoints[k]),
+                               atol=1e-5)
+
+
+# ---------------------------------------------------------------------------- laplacian_matrix is checked
+@pytest.mark.parametrize("bad, match", [
+    (lambda n: np.ones((n, n + 1)), r"shape \(40, 40\)"),
+    (lambda n: np.triu(np.ones((n, n))), "symmetric"),
+    (lambda n: np.full((n, n), np.nan), "NaN"),
+    (lambda n: -np.eye(n), "non-negative diagonal"),
+    (lambda n: sp.csr_matrix(np.triu(np.ones((n, n)))), "symmetric"),
+])
+@pytest.mark.parametrize("solver", [lapsvm, laplacian_svm_path])
+def test_a_bad_laplacian_matrix_is_refused_by_name(solver, bad, match):
+    Xl, yl, Xu, _ = _data()
+    with pytest.raises(ValueError, match=match) as info:
+        solver(Xl, yl, Xu, sigma=1.0, laplacian_matrix=bad(40))
+    assert "'laplacian_matrix'" in str(info.value)
+
+
+def test_precomputed_kernel_rows_of_the_wrong_shape_are_refused():
+    Xl, yl, Xu, _ = _data()
+    K = kernel_matrix(np.vstack([Xl, Xu]), kernel="rbf", sigma=1.0)
+    with pytest.raises(ValueError, match="rows of the training kernel matrix"):
+        lapsvm(K[:8, :30], yl, K[8:, :30], kernel="precomputed")
+    with pytest.raises(ValueError, match="positive semi-definite|symmetric"):
+        lapsvm(-K[:8], yl, -K[8:], kernel="precomputed")
+    fit = lapsvm(K[:8], yl, K[8:], kernel="precomputed")
+    with pytest.raises(ValueError, match="40 training points: 40 columns"):
+        fit.decision_function(K[:3, :10])
