@@ -205,18 +205,18 @@ Y20 = np.tile([1.0, -1.0], 10)
     (lambda K: toolkit.cv_svm_path(K, Y20, n_folds=2), "svm_path"),
 ])
 def test_paths_refuse_indefinite_and_non_symmetric_kernels(call, func):
-    with pytest.raises(ValueError, match=rf"The 'K' parameter of {func} must be a positive semi-definite kernel "
+    with pytest.raises(ValueError, match=rf"The 'X' parameter of {func} \(the kernel matrix K with kernel='precomputed'\) must be a positive semi-definite kernel "
                                          r"matrix; its diagonal \(k\(x, x\) >= 0\) has the entry -1\."):
         call(-np.eye(20))
-    with pytest.raises(ValueError, match=rf"The 'K' parameter of {func} must be a positive semi-definite kernel "
+    with pytest.raises(ValueError, match=rf"The 'X' parameter of {func} \(the kernel matrix K with kernel='precomputed'\) must be a positive semi-definite kernel "
                                          r"matrix \(eigenvalues >= -1e-08 · \|\|K\|\|_inf = -3e-08\)\. Got smallest "
                                          r"eigenvalue -1 instead; use a Mercer kernel\."):
         call(INDEFINITE_WITH_POSITIVE_DIAGONAL)
-    with pytest.raises(ValueError, match=rf"The 'K' parameter of {func} must be a symmetric kernel matrix "
+    with pytest.raises(ValueError, match=rf"The 'X' parameter of {func} \(the kernel matrix K with kernel='precomputed'\) must be a symmetric kernel matrix "
                                          r"\(\|K - Kᵀ\| <= 1e-10 · max \|K\|\)\. Got largest \|K - Kᵀ\| = 1 with "
                                          r"max \|K\| = 1 instead\."):
         call(NON_SYMMETRIC)
-    with pytest.raises(ValueError, match=rf"The 'K' parameter of {func} must be a square \(n, n\) kernel matrix"):
+    with pytest.raises(ValueError, match=rf"The 'X' parameter of {func} \(the kernel matrix K with kernel='precomputed'\) must be a square \(n, n\) kernel matrix"):
         call(np.ones((20, 3)))
 
 
@@ -358,7 +358,7 @@ def test_stats_refuse_complex_and_name_the_table():
     ("s2rlsc", lambda Xl, yl, Xu: toolkit.s2rlsc(Xl, yl, Xu + 1j), "X_unlabeled"),
     ("lapsvm", lambda Xl, yl, Xu: toolkit.lapsvm(Xl + 1j, yl, Xu), "X_labeled"),
     ("mmc", lambda Xl, yl, Xu: toolkit.mmc(Xu + 1j), "X"),
-    ("svm_path", lambda Xl, yl, Xu: toolkit.svm_path(np.eye(8) + 0j, yl), "K"),
+    ("svm_path", lambda Xl, yl, Xu: toolkit.svm_path(np.eye(8) + 0j, yl), "X"),
     ("rlsc_path", lambda Xl, yl, Xu: toolkit.rlsc_path(np.eye(8), yl + 0j), "y"),
 ])
 def test_complex_input_is_refused_naming_the_argument(name, call, arg):
@@ -494,17 +494,17 @@ def _cases():
         "mmc": (lambda rng: (lambda X, lam: toolkit.mmc(X, lam=lam, restarts=1, rng=0),
                              dict(X=np.vstack(points(rng)[::2]), lam=1.0), dict(X="Xfree", lam="pos")),
                 lambda r, a: _finite(r.decision_function(a["X"]))),
-        "svm_path": (lambda rng: (lambda K, y, lambda_min: toolkit.svm_path(K, y, lambda_min=lambda_min),
-                                  dict(zip(("K", "y"), kernel(rng)), lambda_min=1e-3),
-                                  dict(K="K", y="y", lambda_min="pos")),
-                     lambda r, a: _finite(r.decision_function(a["K"], 0.1))),
-        "rlsc_path": (lambda rng: (lambda K, y, weights: toolkit.rlsc_path(K, y, weights=weights, n_lambdas=5),
-                                   dict(zip(("K", "y"), kernel(rng)), weights=np.full(8, 0.125)),
-                                   dict(K="K", y="vec", weights="vec")),       # y: any real targets
-                      lambda r, a: _finite(r.decision_function(a["K"], 0.1))),
-        "cv_svm_path": (lambda rng: (lambda K, y, n_folds: toolkit.cv_svm_path(K, y, n_folds=n_folds, n_lambdas=5,
+        "svm_path": (lambda rng: (lambda X, y, lambda_min: toolkit.svm_path(X, y, lambda_min=lambda_min),
+                                  dict(zip(("X", "y"), kernel(rng)), lambda_min=1e-3),
+                                  dict(X="K", y="y", lambda_min="pos")),       # X: the precomputed kernel
+                     lambda r, a: _finite(r.decision_function(a["X"], 0.1))),
+        "rlsc_path": (lambda rng: (lambda X, y, weights: toolkit.rlsc_path(X, y, weights=weights, n_lambdas=5),
+                                   dict(zip(("X", "y"), kernel(rng)), weights=np.full(8, 0.125)),
+                                   dict(X="K", y="vec", weights="vec")),       # y: any real targets
+                      lambda r, a: _finite(r.decision_function(a["X"], 0.1))),
+        "cv_svm_path": (lambda rng: (lambda X, y, n_folds: toolkit.cv_svm_path(X, y, n_folds=n_folds, n_lambdas=5,
                                                                                rng=0),
-                                     dict(zip(("K", "y"), kernel(rng)), n_folds=2), dict(K="K", y="y", n_folds="count")),
+                                     dict(zip(("X", "y"), kernel(rng)), n_folds=2), dict(X="K", y="y", n_folds="count")),
                         lambda r, a: _finite(r.error)),
         "validation_curve": (lambda rng: (lambda X_val, y_val: toolkit.validation_curve(
                                               toolkit.svm_path(*kernel(np.random.default_rng(0))), X_val, y_val),
