@@ -489,16 +489,19 @@ def test_the_solvers_build_the_iterated_laplacian_of_graphs(solver, weight, powe
     np.testing.assert_array_equal(own.b, given.b)
 
 
-@pytest.mark.parametrize("degree", [1, 2, 4])
-def test_select_fits_lapsvm_with_the_same_laplacian_power(degree):
+@pytest.mark.parametrize("power", [1, 2, 4])
+def test_select_fits_lapsvm_with_the_same_laplacian_power(power):
     """select('lapsvm') refits exactly lapsvm() on L ∪ U with select's kernel (its adapter shares L^p
     across the grid; it must be the L^p lapsvm would build)."""
     from toolkit.selection import CachedKernel, select
     X, y = moons(60, 32)
-    params = dict(gamma_A=1e-2, gamma_I=1.0, neighbors=5, laplacian_power=degree, weight="heat", method="newton")
+    params = dict(gamma_A=1e-2, gamma_I=1.0, neighbors=5, laplacian_power=power, weight="heat", method="newton")
     split = {"labeled": np.arange(6), "unlabeled": np.arange(6, 60), "test": np.arange(6, 60)}
     sel = select("lapsvm", X, y, split, grid={}, fixed={"kernel": "rbf", "sigma": 0.4, **params},
                  scenario="test-set", refit="min", rng=0, progress=False)
     direct = lapsvm(X[:6], y[:6], X[6:], kernel=CachedKernel("rbf", sigma=0.4), **params)
     np.testing.assert_array_equal(sel.model.alpha, direct.alpha)
     np.testing.assert_array_equal(sel.model.b, direct.b)
+    assert sel.refit_n_iter == direct.n_iter >= 1                      # recorded, also in the tidy table
+    refit = sel.results.query("fold == 'refit' and metric == 'n_iter'")
+    assert refit["value"].tolist() == [direct.n_iter]

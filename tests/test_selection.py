@@ -239,3 +239,71 @@ def test_selection_plot_marks_lambda_min_and_1se(moons):
     labels = [line.get_label() for line in fig.axes[0].get_lines()]
     assert any(label.startswith("lambda_min") for label in labels)
     assert any(label.startswith("lambda_1se") for label in labels)
+
+
+# ------------------------------------------------------------------------------ one fold assignment, one 1-SE rule
+def test_select_folds_are_the_toolkits_stratified_folds(moons):
+    """The cv_error of every fold equals the error of a fit on the training part of the toolkit's one
+    fold assignment (toolkit._cv.stratified_folds with select's seed), computed here independently."""
+    from toolkit._cv import stratified_folds
+    from toolkit.kernels import kernel_matrix
+    from toolkit.rls import rlsc
+    X, y, split = moons
+    cv = select("rlsc", X, y, split, grid={"lam": [0.1]}, fixed={"kernel": "rbf", "sigma": 0.5}, n_folds=4, rng=7,
+                refit=False, progress=False)
+    lab = split.labeled
+    fold = stratified_folds(y[lab], 4, 7)
+    rows = cv.results.query("metric == 'cv_error'").set_index("fold")["value"]
+    for k in range(4):
+        train, test = lab[fold != k], lab[fold == k]
+        fit = rlsc(X[train], y[train], kernel="rbf", sigma=0.5, lam=0.1)
+        assert rows[str(k)] == pytest.approx(100 * np.mean(fit.predict(X[test]) != y[test]))
+
+
+def test_splitter_deals_the_same_folds_as_select():
+    from toolkit._cv import stratified_folds
+    y = np.r_[np.zeros(9), np.ones(7), -np.ones(30)].astype(int)
+    labeled = np.flatnonzero(y != -1)
+    for shuffle, seed in ((True, 3), (False, None)):
+        fold = stratified_folds(y[labeled], 3, seed, shuffle=shuffle)
+        tests = [te for _, te in SemiSupervisedKFold(3, shuffle=shuffle, random_state=seed).split(None, y)]
+        assert [te.tolist() for te in tests] == [labeled[fold == k].tolist() for k in range(3)]
+    in_order = [te.tolist() for _, te in SemiSupervisedKFold(3, shuffle=False).split(None, y)]
+    assert in_order[0] == [0, 3, 6, 9, 12, 15]                 # each class dealt round-robin in row order
+
+
+def test_each_selection_owns_its_graph_cache(monkeypatch, moons):
+    """L^p is built once per fold (and once for the refit) and shared across the (γ_A, γ_I) grid; a
+    second selection builds its own (no module-global cache)."""
+    import toolkit.graphs
+    X, y, split = moons
+    builds = []
+    real = toolkit.graphs.laplacian
+
+    def counting(*args, **kwargs):
+        builds.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(toolkit.graphs, "laplacian", counting)
+    kw = dict(grid={"gamma_A": [1e-2, 1e-1], "gamma_I": [0.1, 1.0]}, n_folds=3, rng=0, progress=False,
+              fixed={"kernel": "rbf", "sigma": 0.5, "neighbors": 5, "method": "newton"})
+    first = select("lapsvm", X, y, split, **kw)
+    assert len(builds) == 3 + 1
+    second = select("lapsvm", X, y, split, **kw)
+    assert len(builds) == 2 * (3 + 1)
+    assert first.lambda_min == second.lambda_min and first.test_error == second.test_error
+
+
+def test_lambda_1se_is_glmnets_rule_on_the_fold_means(moons):
+    X, y, split = moons
+    cv = select("rlsc", X, y, split, grid={"lam": [1e-3, 1e-2, 1e-1, 1.0, 10.0]},
+                fixed={"kernel": "rbf", "sigma": 0.5}, n_folds=4, rng=2, refit="1se", progress=False)
+    folds = cv.results.query("metric == 'cv_error'")
+    by_lam = {json.loads(p)["lam"]: g["value"].to_numpy() for p, g in folds.groupby("params")}
+    mean = {lam: v.mean() for lam, v in by_lam.items()}
+    se = {lam: v.std(ddof=1) / np.sqrt(v.size) for lam, v in by_lam.items()}
+    best = min(sorted(mean), key=lambda lam: mean[lam])                     # ties: any minimiser
+    assert mean[cv.lambda_min["lam"]] == pytest.approx(mean[best])
+    within = [lam for lam in mean if mean[lam] <= mean[cv.lambda_min["lam"]] + se[cv.lambda_min["lam"]] + 1e-12]
+    assert cv.lambda_1se["lam"] == max(within)                               # the most regularised
+    assert cv.best_params == cv.lambda_1se

@@ -17,7 +17,7 @@ import numpy as np
 __all__ = ["stratified_folds", "one_standard_error"]
 
 
-def stratified_folds(y, n_folds, rng):
+def stratified_folds(y, n_folds, rng, *, shuffle=True):
     """Fold number of each point: every class shuffled, then all classes dealt round-robin.
 
     The classes (in sorted order) are shuffled one after the other and dealt into the folds as
@@ -31,9 +31,11 @@ def stratified_folds(y, n_folds, rng):
         Class labels (any sortable values).
     n_folds : int
         Number of folds, at least 2.
-    rng : numpy.random.Generator or int
+    rng : numpy.random.Generator, int or None
         The shuffle; a generator is advanced (one ``permutation`` per class), a seed gives the
         same folds every time.
+    shuffle : bool, default=True
+        ``False`` deals every class in row order (``rng`` unused).
 
     Returns
     -------
@@ -58,7 +60,9 @@ def stratified_folds(y, n_folds, rng):
     fold = np.empty(y.shape[0], dtype=np.int64)
     offset = 0
     for label in np.unique(y):
-        members = generator.permutation(np.flatnonzero(y == label))
+        members = np.flatnonzero(y == label)
+        if shuffle:
+            members = generator.permutation(members)
         fold[members] = (np.arange(members.size) + offset) % n_folds
         offset += members.size
     return fold

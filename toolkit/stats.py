@@ -566,8 +566,8 @@ def unlabeled_data_helped(results, *, baselines=None, metric="test_error", test=
         Tidy results (columns dataset, task, split, method, scenario, fold, metric, value); only the
         refit rows (``fold == "refit"``) of ``metric`` are used.
     baselines : mapping, default=None
-        Method -> its supervised baseline; ``None`` uses the selection registry
-        (``toolkit.selection.METHODS[m].baseline``).
+        Method -> its supervised baseline; ``None`` uses the method registry
+        (``toolkit._methods.METHODS[m].baseline``).
     metric : str, default="test_error"
     test : {"ttest", "wilcoxon", "corrected"}, default="ttest"
         Paired test over the splits the two methods share; ``"corrected"`` is Nadeau & Bengio's
@@ -602,7 +602,7 @@ def unlabeled_data_helped(results, *, baselines=None, metric="test_error", test=
     if test == "corrected" and sizes is None:
         raise ValueError("unlabeled_data_helped(test='corrected') needs 'sizes': task -> (n_train, n_test).")
     if baselines is None:
-        from toolkit.selection import METHODS
+        from toolkit._methods import METHODS
 
         baselines = {name: m.baseline for name, m in METHODS.items() if m.baseline}
     refit = results[(results["fold"].astype(str) == "refit") & (results["metric"] == metric)]

@@ -285,7 +285,8 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
     label (or name), and with ``quick`` the ``[quick]`` ``fixed``.
     """
     from toolkit import data
-    from toolkit.selection import METHODS, SCENARIOS
+    from toolkit._methods import METHODS
+    from toolkit.selection import SCENARIOS
 
     path = _experiment_path(name_or_path)
     spec = _read_spec(path)

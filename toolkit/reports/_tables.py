@@ -298,7 +298,7 @@ _SUMMARY_COLUMNS = ["scenario", "task", "n_methods", "best", "best_mean", "best_
 def _supervised_names(supervised):
     if supervised is not None:
         return set(supervised)
-    from toolkit.selection import METHODS
+    from toolkit._methods import METHODS
 
     return {name for name, m in METHODS.items() if m.family == "supervised"}
 

@@ -1,0 +1,341 @@
+"""The method registry: how model selection, the reports and the statistics call each solver.
+
+One :class:`Method` per solver, registered in :data:`METHODS`: a small adapter ``fit(X_labeled,
+y_labeled, X_unlabeled, *, kernel, rng, **params)`` (and ``fit_path`` for methods with a solution
+path), the accepted parameters under their one name in the toolkit, the default grid, the
+regularisation direction used by the 1-SE rule, and the supervised baseline each semi-supervised
+method is compared with ("did the unlabelled data help?", :func:`toolkit.stats.unlabeled_data_helped`).
+
+It sits beside :mod:`toolkit.selection` and :mod:`toolkit.stats` so that both can use it without
+one depending on the other; the adapters only import their solver family when called.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+__all__ = ["Method", "METHODS", "register_method", "available_methods", "get_method", "KERNEL_PARAMS",
+           "GRAPH_PARAMS"]
+
+KERNEL_PARAMS = ("kernel", "sigma", "sigma_scale", "degree")
+
+
+@dataclass(frozen=True)
+class Method:
+    """How :func:`select` calls one solver.
+
+    Attributes
+    ----------
+    name : str
+        Registry name (used in experiment files and tables).
+    fit : callable
+        ``fit(X_labeled, y_labeled, X_unlabeled, *, kernel, rng, **params)`` returning an object
+        with ``predict(X)``; ``kernel`` is a :class:`toolkit.selection.CachedKernel` (anything with
+        ``__call__(X, Z)`` and ``for_solver()``). Methods with ``shares_graph`` also get
+        ``graphs=``, a :class:`toolkit.selection.GraphCache` or None.
+    params : tuple of str
+        Accepted parameter names besides the kernel parameters (``kernel``, ``sigma``,
+        ``sigma_scale`` (multiples of the width heuristic ``s``), ``degree``).
+    grid : mapping
+        Default grid (parameter -> values).
+    baseline : str or None
+        The supervised method it is compared with in "did the unlabelled data help?".
+    family : str
+        Solver family (``"supervised"``, ``"s2rlsc"``, ``"laplacian"``, ``"path"``).
+    requires : str or None
+        Module that must be importable for the method to be available.
+    regularization : (str, str) or None
+        ``(parameter, "larger" | "smaller")``: which direction is the simpler model, for
+        ``lambda_1se``.
+    fit_path : callable or None
+        ``fit_path(X_labeled, y_labeled, X_unlabeled, values, *, kernel, rng, **params)`` returning
+        one model per value of ``path_param``; when set, :func:`select` fits one path per job.
+    path_param : str or None
+    balance_param : str or None
+        Parameter holding the class balance, set from all labels in the "test-set" scenario.
+    warm_start : str or None
+        Keyword through which the solver accepts the previous fit of the same job as its starting
+        point (``"x0"``); consecutive grid points of a job are then warm-started.
+    warm_value : callable or None
+        Maps the previous fit to the warm-start value (default: the fit itself).
+    warm_same : tuple of str
+        Parameters that must be equal between two grid points for the warm start to be valid
+        (e.g. S²RLSC's balance constraint ``eps``, ``balance``).
+    shares_graph : bool
+        The fit takes ``graphs=`` (one ``L^p`` per data and graph setting, shared across the grid).
+    description, citation : str
+    """
+
+    name: str
+    fit: Callable[..., Any]
+    params: tuple[str, ...]
+    grid: Mapping[str, tuple] = field(default_factory=dict)
+    baseline: str | None = None
+    family: str = "supervised"
+    requires: str | None = None
+    regularization: tuple[str, str] | None = None
+    fit_path: Callable[..., Any] | None = None
+    path_param: str | None = None
+    balance_param: str | None = None
+    warm_start: str | None = None
+    warm_value: Callable[[Any], Any] | None = None
+    warm_same: tuple[str, ...] = ()
+    shares_graph: bool = False
+    description: str = ""
+    citation: str = ""
+
+    @property
+    def semi_supervised(self) -> bool:
+        return self.family != "supervised" and self.baseline is not None
+
+    @property
+    def available(self) -> bool:
+        if self.requires is None:
+            return True
+        try:
+            importlib.import_module(self.requires)
+        except ImportError:
+            return False
+        return True
+
+    @property
+    def valid_params(self) -> tuple[str, ...]:
+        return tuple(KERNEL_PARAMS) + tuple(self.params)
+
+
+METHODS: dict[str, Method] = {}
+
+
+def register_method(method: Method) -> Method:
+    """Add (or replace) a method in the registry :data:`METHODS`."""
+    METHODS[method.name] = method
+    return method
+
+
+def available_methods() -> list[str]:
+    """Names of the registered methods whose solver module has landed (importable)."""
+    return [name for name, m in METHODS.items() if m.available]
+
+
+def get_method(name: str) -> Method:
+    """The registered :class:`Method` called ``name``; the error lists the valid names."""
+    if isinstance(name, Method):
+        return name
+    if name not in METHODS:
+        raise ValueError(f"Unknown method {name!r}. Valid methods: {', '.join(sorted(METHODS))}.")
+    method = METHODS[name]
+    if not method.available:
+        raise ImportError(f"The method {name!r} needs the module {method.requires!r}, which is not available "
+                          f"in this installation. Available methods: {', '.join(available_methods())}.")
+    return method
+
+
+@dataclass(frozen=True)
+class _Predictor:
+    """A fitted model reduced to a decision function (``sign`` gives the ±1 labels)."""
+
+    decision: Callable[[Any], np.ndarray]
+    classes: tuple
+    info: Mapping[str, Any] = field(default_factory=dict)
+
+    def decision_function(self, X):
+        return np.asarray(self.decision(X), dtype=float).ravel()
+
+    def predict(self, X):
+        f = self.decision_function(X)
+        return np.where(f >= 0, self.classes[0], self.classes[1])
+
+
+def _pos_neg(y):
+    """(positive, negative) class labels: +1/-1 when present, otherwise the sorted pair."""
+    classes = np.unique(y)
+    if set(classes.tolist()) <= {-1, 1}:
+        return 1, -1
+    if classes.size != 2:
+        raise ValueError(f"Model selection needs exactly two classes in the labelled points. Got {classes.tolist()} instead.")
+    return classes[1].item(), classes[0].item()
+
+
+def _signed(y, classes):
+    return np.where(np.asarray(y) == classes[0], 1.0, -1.0)
+
+
+@dataclass(frozen=True)
+class _SVCModel:
+    """scikit-learn SVC on a precomputed kernel, predicting from raw points (any number of classes)."""
+
+    svc: Any
+    X_train: Any
+    kernel: Any
+
+    def decision_function(self, X):
+        return self.svc.decision_function(self.kernel(X, self.X_train))
+
+    def predict(self, X):
+        return self.svc.predict(self.kernel(X, self.X_train))
+
+
+def _fit_svc(Xl, yl, Xu, *, kernel, rng, C=1.0):
+    from sklearn.svm import SVC
+
+    return _SVCModel(SVC(C=C, kernel="precomputed").fit(kernel(Xl, Xl), yl), Xl, kernel)
+
+
+@dataclass(frozen=True)
+class _AtLambda:
+    """One λ of a fitted RLSC: the eigendecomposition is shared, ``predict(X, lam=)`` re-weights it."""
+
+    fit: Any
+    lam: float
+
+    def decision_function(self, X):
+        return self.fit.decision_function(X, lam=self.lam)
+
+    def predict(self, X):
+        return self.fit.predict(X, lam=self.lam)
+
+
+def _fit_rlsc_models(Xl, yl, Xu, values, *, kernel, rng, **params):
+    """RLSC at every λ of ``values`` from one eigendecomposition of the kernel (Gieseke et al. 2011, eq. 4)."""
+    from toolkit.rls import rlsc
+
+    fit = rlsc(Xl, yl, kernel=kernel.for_solver(), lam=float(values[0]), **params)
+    return [_AtLambda(fit, float(lam)) for lam in values]
+
+
+def _fit_rlsc(Xl, yl, Xu, *, kernel, rng, lam=1.0, **params):
+    from toolkit.rls import rlsc
+
+    return rlsc(Xl, yl, kernel=kernel.for_solver(), lam=lam, **params)
+
+
+def _fit_s2rlsc(Xl, yl, Xu, *, kernel, rng, **params):
+    from toolkit.rls import s2rlsc
+
+    return s2rlsc(Xl, yl, Xu, kernel=kernel.for_solver(), rng=rng, **params)
+
+
+#: The graph of the Laplacian methods and its defaults: those of :func:`toolkit.lapsvm`.
+GRAPH_PARAMS = {"neighbors": 6, "laplacian_power": 1, "normalized": True, "weight": "heat", "graph_sigma": None,
+                "metric": "euclidean"}
+
+
+def _laplacian_of(Xl, Xu, params, graphs):
+    """``L^p`` of ``[X_labeled; X_unlabeled]`` exactly as :func:`toolkit.lapsvm` builds it
+    (:func:`toolkit.graphs.laplacian` with ``max_density=POWER_MAX_DENSITY``), taken from the
+    selection's :class:`~toolkit.selection.GraphCache` when one is given, so that it is built once
+    per (data, graph parameters) and shared across the (γ_A, γ_I) grid."""
+    import scipy.sparse as sp
+    from toolkit.graphs import POWER_MAX_DENSITY, laplacian
+
+    graph = {k: params.get(k, default) for k, default in GRAPH_PARAMS.items()}
+    X_all = sp.vstack([Xl, Xu]).tocsr() if sp.issparse(Xl) else np.vstack([Xl, Xu])
+
+    def build():
+        return laplacian(X_all, **graph, max_density=POWER_MAX_DENSITY)
+
+    return build() if graphs is None else graphs.get(X_all, graph, build)
+
+
+def _fit_lapsvm(Xl, yl, Xu, *, kernel, rng, graphs=None, **params):
+    from toolkit.manifold import lapsvm
+
+    L = _laplacian_of(Xl, Xu, params, graphs)
+    return lapsvm(Xl, yl, Xu, kernel=kernel.for_solver(), laplacian_matrix=L, **params)
+
+
+def _fit_laprlsc(Xl, yl, Xu, *, kernel, rng, graphs=None, **params):
+    from toolkit.manifold import laprlsc
+
+    L = _laplacian_of(Xl, Xu, params, graphs)
+    return laprlsc(Xl, yl, Xu, kernel=kernel.for_solver(), laplacian_matrix=L, **params)
+
+
+def _fit_lapsvm_dual(Xl, yl, Xu, *, kernel, rng, graphs=None, **params):
+    from toolkit.manifold import lapsvm_dual
+
+    L = _laplacian_of(Xl, Xu, params, graphs)
+    return lapsvm_dual(Xl, yl, Xu, kernel=kernel.for_solver(), laplacian_matrix=L, **params)
+
+
+def _fit_svm_path_models(Xl, yl, Xu, values, *, kernel, rng):
+    from toolkit.paths import svm_path
+
+    classes = _pos_neg(yl)
+    path = svm_path(kernel(Xl, Xl), _signed(yl, classes))
+    return [_Predictor(lambda X, s=s: path.decision_function(kernel(X, Xl), s), classes) for s in values]
+
+
+def _fit_svm_path(Xl, yl, Xu, *, kernel, rng, lam=1.0):
+    return _fit_svm_path_models(Xl, yl, Xu, [lam], kernel=kernel, rng=rng)[0]
+
+
+def _fit_lap_path_models(Xl, yl, Xu, values, *, kernel, rng, **params):
+    from toolkit.paths import laplacian_svm_path
+
+    classes = _pos_neg(yl)
+    path = laplacian_svm_path(Xl, _signed(yl, classes), Xu, kernel=kernel, **params)
+    return [_Predictor(lambda X, s=s: path.decision_function(X, s), classes) for s in values]
+
+
+def _fit_lap_path(Xl, yl, Xu, *, kernel, rng, lam=1.0, **params):
+    return _fit_lap_path_models(Xl, yl, Xu, [lam], kernel=kernel, rng=rng, **params)[0]
+
+
+_POW2 = tuple(float(2.0 ** k) for k in range(-10, 11, 2))
+
+register_method(Method(
+    "svc", _fit_svc, params=("C",), grid={"C": tuple(float(2.0 ** k) for k in range(-4, 11, 2))},
+    family="supervised", regularization=("C", "smaller"),
+    description="support vector machine (scikit-learn SVC, precomputed kernel)",
+    citation="Chang & Lin (2011), LIBSVM"))
+register_method(Method(
+    "rlsc", _fit_rlsc, params=("lam", "offset"), grid={"lam": _POW2}, family="supervised",
+    requires="toolkit.rls", regularization=("lam", "larger"), fit_path=_fit_rlsc_models, path_param="lam",
+    description="regularised least-squares classifier (one eigendecomposition for all λ)",
+    citation="Rifkin (2002); Gieseke et al. (2012) eq. 4"))
+register_method(Method(
+    "s2rlsc", _fit_s2rlsc,
+    params=("lam", "lam_u", "balance", "eps", "search", "order", "mu", "nu", "init", "restarts", "n_basis",
+            "offset", "patience"),
+    grid={"lam": _POW2, "lam_u": (0.1, 1.0)}, baseline="rlsc", family="s2rlsc", requires="toolkit.rls",
+    regularization=("lam", "larger"), balance_param="balance",
+    # no warm start: starting the local search from the neighbouring grid point's labelling was
+    # measured to end in worse local optima (moons, 2 restarts) for no reliable speed-up
+    description="semi-supervised RLSC by local search", citation="Gieseke et al. (2012)"))
+register_method(Method(
+    "lapsvm", _fit_lapsvm,
+    params=("gamma_A", "gamma_I", "neighbors", "laplacian_power", "normalized", "method", "stop", "weight",
+            "graph_sigma", "metric", "dtype"), shares_graph=True,
+    grid={"gamma_A": (1e-6, 1e-4, 1e-2), "gamma_I": (0.0, 1e-2, 1.0)}, baseline="svc", family="laplacian",
+    requires="toolkit.manifold", regularization=("gamma_A", "larger"), warm_start="x0",
+    description="Laplacian SVM in the primal", citation="Melacci & Belkin (2011)"))
+register_method(Method(
+    "laprlsc", _fit_laprlsc,
+    params=("gamma_A", "gamma_I", "neighbors", "laplacian_power", "normalized", "method", "stop", "weight",
+            "graph_sigma", "metric"), shares_graph=True,
+    grid={"gamma_A": (1e-6, 1e-4, 1e-2), "gamma_I": (0.0, 1e-2, 1.0)}, baseline="rlsc", family="laplacian",
+    requires="toolkit.manifold", regularization=("gamma_A", "larger"), warm_start="x0",
+    description="Laplacian RLSC in the primal", citation="Melacci & Belkin (2011) eq. 14"))
+register_method(Method(
+    "lapsvm_dual", _fit_lapsvm_dual,
+    params=("gamma_A", "gamma_I", "neighbors", "laplacian_power", "normalized", "weight", "graph_sigma",
+            "metric"), shares_graph=True,
+    grid={"gamma_A": (1e-6, 1e-4, 1e-2), "gamma_I": (1e-2, 1.0)}, baseline="svc", family="laplacian",
+    requires="toolkit.manifold", regularization=("gamma_A", "larger"),
+    description="Laplacian SVM, the original hinge-loss dual", citation="Belkin, Niyogi & Sindhwani (2006)"))
+register_method(Method(
+    "svm_path", _fit_svm_path, params=("lam",), grid={"lam": _POW2}, family="supervised",
+    requires="toolkit.paths", regularization=("lam", "larger"),
+    fit_path=_fit_svm_path_models, path_param="lam",
+    description="entire regularisation path of the SVM", citation="Hastie et al. (2004)"))
+register_method(Method(
+    "lapsvm_path", _fit_lap_path,
+    params=("lam", "neighbors", "gamma_ratio", "laplacian_power", "normalized", "weight", "graph_sigma", "metric"),
+    grid={"lam": _POW2},
+    baseline="svm_path", family="path", requires="toolkit.paths", regularization=("lam", "larger"),
+    fit_path=_fit_lap_path_models, path_param="lam",
+    description="entire regularisation path of the Laplacian hinge-loss model", citation="Wang, Qin & Huang"))

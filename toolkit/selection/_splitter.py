@@ -1,0 +1,126 @@
+"""The scenarios of model selection and the semi-supervised k-fold splitter.
+
+* :data:`SCENARIOS` and :func:`scenario_label` -- the papers' scenarios under the labels every
+  output uses (``"test-set"`` always marked non-realistic);
+* :class:`SemiSupervisedKFold` -- stratified folds of the labelled rows, every unlabelled row in
+  every training fold, for scikit-learn's ``GridSearchCV`` and ``cross_validate``.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from toolkit._cv import stratified_folds
+from toolkit._validation import check_labels, check_scalar
+
+__all__ = ["SCENARIOS", "scenario_label", "SemiSupervisedKFold"]
+
+SCENARIOS = ("labeled-cv", "test-set", "validation")
+_SCENARIO_LABELS = {
+    "labeled-cv": "labeled-cv",
+    "test-set": "test-set (non-realistic)",
+    "validation": "validation",
+}
+TIDY_COLUMNS = ("dataset", "task", "split", "method", "params", "scenario", "fold", "metric", "value",
+                "seconds", "seed")
+
+
+def scenario_label(scenario: str) -> str:
+    """The label used in every output: ``"test-set"`` is always marked ``(non-realistic)``."""
+    return _SCENARIO_LABELS.get(scenario, scenario)
+
+
+
+class SemiSupervisedKFold:
+    """Stratified k-fold over the labelled rows; unlabelled rows are always in the training fold.
+
+    A scikit-learn cross-validation splitter (``split``, ``get_n_splits``) for semi-supervised
+    estimators, usable by ``GridSearchCV`` and ``cross_validate``: the labelled rows (``y`` not
+    equal to ``unlabeled``) are dealt into stratified folds by the toolkit's one fold assignment
+    (:func:`toolkit._cv.stratified_folds`, the folds of :func:`select` and of the path
+    selections); every unlabelled row is appended to every training fold and never appears in a
+    test fold. The test folds partition the labelled rows.
+
+    Parameters
+    ----------
+    n_splits : int, default=5
+        Number of folds, at least 2.
+    shuffle : bool, default=True
+        Shuffle each class before dealing it into the folds (``False``: in row order).
+    random_state : int, numpy Generator, RandomState instance or None, default=None
+        Seed of the shuffle (only used when ``shuffle=True``); a ``RandomState`` (scikit-learn's
+        convention) is advanced by one draw per ``split``.
+    unlabeled : int, default=-1
+        The label that marks unlabelled rows (scikit-learn's ``-1``). Use another value (for
+        instance ``0``) when ``-1`` is a class, as in the toolkit's ±1 binary tasks.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([0, 1, -1, -1, 0, 1, -1, 0, 1, 1])
+    >>> cv = SemiSupervisedKFold(n_splits=2, random_state=0)
+    >>> [sorted(set(test) & {2, 3, 6}) for _, test in cv.split(np.zeros((10, 1)), y)]
+    [[], []]
+    """
+
+    def __init__(self, n_splits=5, *, shuffle=True, random_state=None, unlabeled=-1):
+        self.n_splits = check_scalar(n_splits, "n_splits", "SemiSupervisedKFold", kind=numbers.Integral, low=2)
+        self.shuffle = bool(shuffle)
+        self.random_state = random_state
+        self.unlabeled = unlabeled
+
+    def __repr__(self):
+        return (f"SemiSupervisedKFold(n_splits={self.n_splits}, shuffle={self.shuffle}, "
+                f"random_state={self.random_state!r}, unlabeled={self.unlabeled!r})")
+
+    def get_n_splits(self, X=None, y=None, groups=None):
+        """Number of splitting iterations (``n_splits``)."""
+        return self.n_splits
+
+    def split(self, X, y, groups=None):
+        """Yield ``(train, test)`` index arrays.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Labels, with ``unlabeled`` (default ``-1``) for the unlabelled rows.
+        groups : ignored
+
+        Yields
+        ------
+        train : ndarray of int
+            The training labelled rows followed by every unlabelled row.
+        test : ndarray of int
+            Labelled rows only.
+        """
+        func = "SemiSupervisedKFold.split"
+        if y is None:
+            raise ValueError("SemiSupervisedKFold.split needs 'y' (with -1 for unlabelled rows). Got None instead.")
+        y = np.asarray(y)
+        if y.ndim != 1 or y.dtype.kind == "c":
+            check_labels(y, "y", func)           # raises: 1-d real labels only
+        n = y.shape[0] if X is None else len(X) if not hasattr(X, "shape") else X.shape[0]
+        if y.shape[0] != n:
+            raise ValueError(f"SemiSupervisedKFold.split: 'X' has {n} rows but 'y' has {y.shape[0]}; they must match.")
+        marker_is_nan = isinstance(self.unlabeled, float) and np.isnan(self.unlabeled)
+        is_unlabeled = np.isnan(y) if (marker_is_nan and y.dtype.kind == "f") else (y == self.unlabeled)
+        labeled = np.flatnonzero(~is_unlabeled)
+        unlabeled = np.flatnonzero(is_unlabeled)
+        check_labels(y[labeled], "y", func)       # the labelled rows: finite labels
+        if labeled.size < self.n_splits:
+            raise ValueError(f"SemiSupervisedKFold.split: {labeled.size} labelled rows cannot be split into "
+                             f"{self.n_splits} folds; use n_splits <= {labeled.size}.")
+        classes, counts = np.unique(y[labeled], return_counts=True)
+        if counts.max() < self.n_splits:
+            per_class = ", ".join(f"{c!r}: {k}" for c, k in zip(classes.tolist(), counts.tolist()))
+            raise ValueError(f"The 'n_splits' parameter of SemiSupervisedKFold must be at most the number of labelled "
+                             f"rows of the largest class (stratified folds). Got n_splits={self.n_splits} with "
+                             f"{{{per_class}}} labelled rows per class instead.")
+        rng = self.random_state
+        if isinstance(rng, np.random.RandomState):
+            rng = int(rng.randint(2**31 - 1))
+        fold = stratified_folds(y[labeled], self.n_splits, rng, shuffle=self.shuffle)
+        for k in range(self.n_splits):
+            yield np.concatenate([labeled[fold != k], unlabeled]), labeled[fold == k]
