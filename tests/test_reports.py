@@ -69,6 +69,15 @@ def test_configuration_keys_are_stable(tmp_path):
     assert len(a.configurations) == 1 and a.configurations[0].parameters["grid"] == {"lam": [0.01, 1.0]}
 
 
+def test_results_of_another_toolkit_version_are_not_reused(tmp_path, monkeypatch):
+    """The run key holds the toolkit's version: after an upgrade that changed a default (e.g. the
+    graph's heat weights in 0.2.0) a rerun recomputes instead of reusing the old numbers."""
+    import toolkit
+    before = load_experiment(write(tmp_path, GOOD)).configurations[0].key
+    monkeypatch.setattr(toolkit, "__version__", "9.9.9")
+    assert load_experiment(write(tmp_path, GOOD)).configurations[0].key != before
+
+
 @pytest.mark.parametrize("change,message", [
     (('name = "rlsc"', 'name = "rlscc"'), r"methods\[0\]\.name = 'rlscc' is not a method\. Valid choices: .*rlsc"),
     (('dataset = "moons"', 'dataset = "mons"'), r"tasks\[0\]\.dataset = 'mons' is not a data set\. Valid choices: .*moons"),

@@ -104,8 +104,12 @@ class Configuration:
 
     @property
     def key(self) -> str:
-        """Hash of the parameters (the run folder name; a rerun skips a finished key)."""
-        text = json.dumps({k: v for k, v in self.parameters.items() if k != "n_jobs"}, sort_keys=True)
+        """Hash of the parameters and the toolkit's version (the run folder name; a rerun skips a
+        finished key, and never reuses results that another version of the toolkit computed)."""
+        from toolkit import __version__
+
+        text = json.dumps({"parameters": {k: v for k, v in self.parameters.items() if k != "n_jobs"},
+                           "toolkit": __version__}, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -362,7 +362,10 @@ def _run_notebook_experiment(exp: Experiment, folder: Path, *, log, start: float
 
     import pandas as pd
 
-    text = json.dumps({"notebook": exp.notebook, "parameters": exp.parameters}, sort_keys=True)
+    from toolkit import __version__
+
+    text = json.dumps({"notebook": exp.notebook, "parameters": exp.parameters, "toolkit": __version__},
+                      sort_keys=True)
     key = hashlib.sha256(text.encode()).hexdigest()[:16]
     run_dir = folder / "runs" / key
     executed = run_dir / exp.notebook
