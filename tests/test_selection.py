@@ -307,3 +307,31 @@ def test_lambda_1se_is_glmnets_rule_on_the_fold_means(moons):
     within = [lam for lam in mean if mean[lam] <= mean[cv.lambda_min["lam"]] + se[cv.lambda_min["lam"]] + 1e-12]
     assert cv.lambda_1se["lam"] == max(within)                               # the most regularised
     assert cv.best_params == cv.lambda_1se
+
+
+def test_one_combination_scored_on_validation_is_fitted_once(monkeypatch, moons):
+    """No choice to make (the papers' published parameters, scenario validation): the selection fit
+    and the refit are the same model, so it is fitted once and both rows come from it."""
+    import toolkit.rls
+    X, y, split = moons
+    calls = []
+    real = toolkit.rls.rlsc
+
+    def counting(*args, **kwargs):
+        calls.append(kwargs.get("lam"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(toolkit.rls, "rlsc", counting)
+    cv = select("rlsc", X, y, split, grid={}, fixed={"kernel": "rbf", "sigma": 0.5, "lam": 0.1},
+                scenario="validation", rng=0, progress=False)
+    assert calls == [0.1]
+    fit = real(X[split.labeled], y[split.labeled], kernel="rbf", sigma=0.5, lam=0.1)
+    v = split.validation
+    rows = cv.results.set_index(["fold", "metric"])["value"]
+    assert rows[("all", "validation_error")] == rows[("refit", "validation_error")] == pytest.approx(
+        100 * np.mean(fit.predict(X[v]) != y[v]))
+    assert cv.test_error == pytest.approx(100 * np.mean(fit.predict(X[split.test]) != y[split.test]))
+    calls.clear()
+    select("rlsc", X, y, split, grid={"lam": [0.1, 1.0]}, fixed={"kernel": "rbf", "sigma": 0.5},
+           scenario="validation", rng=0, progress=False)
+    assert len(calls) == 2                    # one fit for the whole λ grid (one eigendecomposition), the refit

@@ -242,7 +242,8 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
         or ``scenario="test-set"``).
     grid : mapping, default=None
         Parameter -> values (at least one each; ``{}`` fits the ``fixed`` parameters without
-        selection); ``None`` uses the method's default grid. Kernel parameters
+        selection: scored on V or T, that one model is fitted once, as the refit); ``None`` uses
+        the method's default grid. Kernel parameters
         (``kernel``, ``sigma``, ``sigma_scale`` = multiples of the width heuristic ``s``,
         ``degree``) may be gridded too; one kernel matrix is computed per kernel setting and fold.
     scenario : {"labeled-cv", "test-set", "validation"}, default="labeled-cv"
@@ -343,8 +344,25 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
             jobs.append(("all", idx.labeled, idx.unlabeled, {metric: target}, kp, rest))
 
     graphs = GraphCache()        # this selection's own L^p per fold: nothing shared with another call
-    rows = _execute(m, X, y, jobs, width, seed, base, n_jobs=n_jobs, progress=progress, warm_start=warm_start,
-                    graphs=graphs)
+
+    def fit_on_training_set(params):
+        """The model with ``params`` fitted on L ∪ U (the refit), and its time."""
+        kp = {k: v for k, v in params.items() if k in KERNEL_PARAMS}
+        rest = {k: v for k, v in params.items() if k not in KERNEL_PARAMS}
+        start = time.perf_counter()
+        fitted = m.fit(_take(X, idx.labeled), y[idx.labeled], _take(X, idx.unlabeled), kernel=kernel_for(kp, width),
+                       rng=seed, **({"graphs": graphs} if m.shares_graph else {}), **rest)
+        return fitted, time.perf_counter() - start
+
+    # one combination scored on V or T: the selection fit *is* the refit (same data, same seed), fit once
+    no_choice = scenario != "labeled-cv" and len(combos) == 1 and bool(refit)
+    if no_choice:
+        model, refit_seconds = fit_on_training_set(combos[0])
+        rows = [{**base, "params": _params_key(combos[0]), "fold": "all", "metric": metric,
+                 "value": _error(model, _take(X, target), y[target]), "seconds": refit_seconds, "seed": seed}]
+    else:
+        rows = _execute(m, X, y, jobs, width, seed, base, n_jobs=n_jobs, progress=progress, warm_start=warm_start,
+                        graphs=graphs)
     table = pd.DataFrame(rows, columns=list(TIDY_COLUMNS))
     sel = table[table["metric"] == metric]
     order = {key: i for i, key in enumerate(_params_key(c) for c in combos)}
@@ -367,16 +385,16 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
     summary_table.insert(0, "scenario", label)
     summary_table.insert(0, "method", m.name)
 
-    model, test_error, unlabeled_error, refit_n_iter = None, float("nan"), float("nan"), None
+    test_error, unlabeled_error, refit_n_iter = float("nan"), float("nan"), None
+    if not no_choice:
+        model = None
     best = lambda_min if refit in ("min", False) else lambda_1se
     if refit:
-        kp = {k: v for k, v in best.items() if k in KERNEL_PARAMS}
-        rest = {k: v for k, v in best.items() if k not in KERNEL_PARAMS}
-        kernel = kernel_for(kp, width)
-        Xl, yl, Xu = _take(X, idx.labeled), y[idx.labeled], _take(X, idx.unlabeled)
-        start = time.perf_counter()
-        model = m.fit(Xl, yl, Xu, kernel=kernel, rng=seed, **({"graphs": graphs} if m.shares_graph else {}), **rest)
-        seconds = time.perf_counter() - start
+        if no_choice:
+            seconds = refit_seconds
+        else:
+            model, seconds = fit_on_training_set(best)
+        Xu = _take(X, idx.unlabeled)
         test_error = _error(model, _take(X, idx.test), y[idx.test])
         unlabeled_error = _error(model, _take(Xu, np.flatnonzero(known_unlabeled)), y[idx.unlabeled][known_unlabeled])
         extra = [("test_error", test_error), ("unlabeled_error", unlabeled_error)]
