@@ -35,7 +35,7 @@ from toolkit.kernels import kernel_matrix
 from toolkit.reports import load_experiment
 
 EXPERIMENT = "melacci2011"
-GRAPH_KEYS = ("kernel", "sigma", "degree", "neighbors", "laplacian_power", "weight", "graph_sigma")
+GRAPH_KEYS = ("kernel", "sigma", "kernel_degree", "neighbors", "degree", "weight", "graph_sigma")
 # the experiment's method label -> the solver compared here
 SOLVERS = {"lapsvm": "newton", "lapsvm (PCG)": "pcg", "laprlsc": "laprlsc"}
 
@@ -69,12 +69,12 @@ def precompute(X_train, graph):
     """
     t0 = time.perf_counter()
     K = kernel_matrix(X_train, kernel=graph["kernel"], sigma=graph.get("sigma"),
-                      degree=graph.get("degree", 2), coef0=1.0)
+                      kernel_degree=graph.get("kernel_degree", 2), coef0=1.0)
     t_kernel = time.perf_counter() - t0
     t0 = time.perf_counter()
     W = knn_graph(X_train, neighbors=graph["neighbors"], weight=graph.get("weight", "heat"),
                   graph_sigma=graph.get("graph_sigma"))
-    L = iterated_laplacian(graph_laplacian(W, normalized=True), laplacian_power=graph.get("laplacian_power", 1),
+    L = iterated_laplacian(graph_laplacian(W, normalized=True), degree=graph.get("degree", 1),
                            max_density=POWER_MAX_DENSITY)                             # what lapsvm builds
     t_graph = time.perf_counter() - t0
     return K, L, t_kernel, t_graph
@@ -189,7 +189,7 @@ def multiclass(repeats=3):
     lab, unl = split_indices(y, 50, 1409, seed=0)
     idx = np.r_[lab, unl]
     K = rbf_kernel(X[idx], sigma=9.4)
-    L = laplacian(X[idx], neighbors=10, laplacian_power=2)
+    L = laplacian(X[idx], neighbors=10, degree=2)
     kw = dict(kernel="precomputed", gamma_A=1e-6, gamma_I=1e-2, laplacian_matrix=L, stop=None, tol=0.0, max_iter=60)
     ratios = []
     for _ in range(repeats):
@@ -229,7 +229,7 @@ def scale(n):
     t_kernel = 0.0
     # sigma, gamma_A, gamma_I chosen on 250 held-out labelled points of a 5000-point subset (V error 33 %)
     r = lapsvm(X[lab], y[lab], X[unl], kernel="rbf", sigma=6.0, gamma_A=1.0, gamma_I=1.0, neighbors=10,
-               laplacian_power=1, dtype="float32", neighbor_search="kernel")   # kNN graph read off K
+               degree=1, dtype="float32", neighbor_search="kernel")   # kNN graph read off K
     total = time.perf_counter() - t0
     err = np.mean(r.predict(X[unl]) != y[unl]) if n <= 20000 else float("nan")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

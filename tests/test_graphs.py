@@ -71,9 +71,9 @@ def test_laplacian_rows_sum_to_zero_and_psd(X, k, weight, normalized):
 def test_iterated_laplacian_and_operator():
     X = np.random.default_rng(3).normal(size=(50, 2))
     L1 = laplacian(X, neighbors=4).toarray()
-    L3 = laplacian(X, neighbors=4, laplacian_power=3).toarray()
+    L3 = laplacian(X, neighbors=4, degree=3).toarray()
     np.testing.assert_allclose(L3, np.linalg.matrix_power(L1, 3), atol=1e-12)
-    op = laplacian_operator(sp.csr_matrix(L1), laplacian_power=3)
+    op = laplacian_operator(sp.csr_matrix(L1), degree=3)
     V = np.random.default_rng(0).normal(size=(50, 3))
     np.testing.assert_allclose(op @ V, L3 @ V, atol=1e-12)
     np.testing.assert_allclose(op @ V[:, 0], L3 @ V[:, 0], atol=1e-12)
@@ -85,30 +85,30 @@ def test_iterated_laplacian_and_operator():
 def test_iterated_laplacian_is_the_dense_power_made_exactly_symmetric(weight, power):
     X = np.random.default_rng(4).normal(size=(60, 3))
     L1 = graph_laplacian(knn_graph(X, neighbors=5, weight=weight))
-    P = iterated_laplacian(L1, laplacian_power=power)
+    P = iterated_laplacian(L1, degree=power)
     assert sp.isspmatrix_csr(P) and P.has_sorted_indices
     np.testing.assert_array_equal(P.toarray(), P.toarray().T)                       # exactly symmetric
     np.testing.assert_allclose(P.toarray(), np.linalg.matrix_power(L1.toarray(), power), atol=1e-13)
-    np.testing.assert_array_equal(laplacian(X, neighbors=5, weight=weight, laplacian_power=power).toarray(), P.toarray())
-    np.testing.assert_array_equal(iterated_laplacian(L1.toarray(), laplacian_power=power).toarray(), P.toarray())   # dense input
+    np.testing.assert_array_equal(laplacian(X, neighbors=5, weight=weight, degree=power).toarray(), P.toarray())
+    np.testing.assert_array_equal(iterated_laplacian(L1.toarray(), degree=power).toarray(), P.toarray())   # dense input
 
 
 def test_laplacian_power_becomes_the_operator_once_it_fills_in():
     X = np.random.default_rng(5).normal(size=(40, 2))
     L1 = graph_laplacian(knn_graph(X, neighbors=6))
-    dense = iterated_laplacian(L1, laplacian_power=4)
+    dense = iterated_laplacian(L1, degree=4)
     assert dense.nnz > POWER_MAX_DENSITY * 40 ** 2
-    op = iterated_laplacian(L1, laplacian_power=4, max_density=POWER_MAX_DENSITY)
+    op = iterated_laplacian(L1, degree=4, max_density=POWER_MAX_DENSITY)
     assert isinstance(op, sp.linalg.LinearOperator)
     V = np.random.default_rng(0).normal(size=(40, 2))
-    np.testing.assert_array_equal(op @ V, laplacian_operator(L1, laplacian_power=4) @ V)
+    np.testing.assert_array_equal(op @ V, laplacian_operator(L1, degree=4) @ V)
     np.testing.assert_allclose(op @ V, dense @ V, atol=1e-12)
-    assert sp.issparse(iterated_laplacian(L1, laplacian_power=1, max_density=POWER_MAX_DENSITY))  # L itself never switches
-    assert isinstance(laplacian(X, neighbors=6, laplacian_power=4, max_density=POWER_MAX_DENSITY), sp.linalg.LinearOperator)
+    assert sp.issparse(iterated_laplacian(L1, degree=1, max_density=POWER_MAX_DENSITY))  # L itself never switches
+    assert isinstance(laplacian(X, neighbors=6, degree=4, max_density=POWER_MAX_DENSITY), sp.linalg.LinearOperator)
 
 
 @pytest.mark.parametrize("call, match", [
-    (lambda L: iterated_laplacian(L, laplacian_power=0), "'laplacian_power' parameter of iterated_laplacian"),
+    (lambda L: iterated_laplacian(L, degree=0), "'degree' parameter of iterated_laplacian"),
     (lambda L: iterated_laplacian(L, max_density=0.0), "'max_density' parameter of iterated_laplacian"),
     (lambda L: iterated_laplacian(L[:, :3]), "'L' parameter of iterated_laplacian must be a square"),
 ])
@@ -165,7 +165,7 @@ def test_duplicate_points_and_isolated_vertices():
     (lambda X: laplacian(X, neighbors=0), "'neighbors'"),
     (lambda X: laplacian(X, weight="gauss"), "'weight'"),
     (lambda X: laplacian(X, metric="hamming"), "'metric'"),
-    (lambda X: laplacian(X, laplacian_power=0), "'laplacian_power'"),
+    (lambda X: laplacian(X, degree=0), "'degree'"),
     (lambda X: laplacian(np.where(X > 0, np.nan, X)), "finite"),
     (lambda X: graph_laplacian(np.array([[0.0, 1.0], [0.0, 0.0]])), "symmetric"),
     (lambda X: graph_laplacian(np.array([[0.0, -1.0], [-1.0, 0.0]])), "non-negative"),

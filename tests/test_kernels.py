@@ -17,8 +17,8 @@ def brute_rbf(X, Z, sigma):
     return out
 
 
-def brute_poly(X, Z, degree, coef0):
-    return np.array([[(x @ z + coef0) ** degree for z in Z] for x in X])
+def brute_poly(X, Z, kernel_degree, coef0):
+    return np.array([[(x @ z + coef0) ** kernel_degree for z in Z] for x in X])
 
 
 finite = st.floats(-10, 10, allow_nan=False, allow_infinity=False)
@@ -45,10 +45,10 @@ def test_rbf_gram_symmetric_psd_unit_diagonal(X, sigma):
 @given(shapes.flatmap(lambda s: st.tuples(arrays(float, (s[0], s[2]), elements=finite),
                                           arrays(float, (s[1], s[2]), elements=finite))),
        st.integers(1, 4), st.floats(0.0, 3.0))
-def test_polynomial_and_linear_match_brute_force(XZ, degree, coef0):
+def test_polynomial_and_linear_match_brute_force(XZ, kernel_degree, coef0):
     X, Z = XZ
-    np.testing.assert_allclose(kernels.polynomial_kernel(X, Z, degree=degree, coef0=coef0),
-                               brute_poly(X, Z, degree, coef0), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(kernels.polynomial_kernel(X, Z, kernel_degree=kernel_degree, coef0=coef0),
+                               brute_poly(X, Z, kernel_degree, coef0), rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(kernels.linear_kernel(X, Z), brute_poly(X, Z, 1, 0.0), rtol=1e-12, atol=1e-12)
 
 
@@ -94,7 +94,7 @@ def test_width_heuristic_is_bounding_box_diagonal():
     (lambda: kernels.kernel_matrix(np.ones((2, 2)), kernel="gauss"), r"'kernel'.*'linear', 'rbf', 'polynomial'.*'gauss'"),
     (lambda: kernels.linear_kernel(np.ones((2, 2)), np.ones((2, 3))), r"'X' has 2 features but 'Z' has 3"),
     (lambda: kernels.linear_kernel(np.array([[1.0, np.nan]])), r"'X'.*finite"),
-    (lambda: kernels.polynomial_kernel(np.ones((2, 2)), degree=0), r"'degree'.*\[1, inf\)"),
+    (lambda: kernels.polynomial_kernel(np.ones((2, 2)), kernel_degree=0), r"'kernel_degree'.*\[1, inf\)"),
     (lambda: kernels.linear_kernel(np.ones(3)), r"'X'.*2-d array"),
 ])
 def test_bad_input_names_the_argument(call, match):

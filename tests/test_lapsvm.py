@@ -50,7 +50,7 @@ def test_newton_pcg_and_lbfgs_agree_on_eq7(case):
     K = rbf(X, X, sigma)
     L = knn_laplacian(X, k, normalized, degree)
     f_ref = lbfgs_reference(K, L, y[:l], gA, gI)
-    kw = dict(sigma=sigma, gamma_A=gA, gamma_I=gI, neighbors=k, normalized=normalized, laplacian_power=degree,
+    kw = dict(sigma=sigma, gamma_A=gA, gamma_I=gI, neighbors=k, normalized=normalized, degree=degree,
               weight="binary")                                    # the reference graph is binary
     rn = lapsvm(X[:l], y[:l], X[l:], method="newton", **kw)
     rp = lapsvm(X[:l], y[:l], X[l:], method="pcg", stop=None, tol=1e-11, **kw)
@@ -139,7 +139,7 @@ def test_pcg_iterates_equal_a_numpy_reference(dtype, hinge, operator):
     # for the squared loss (linear CG: the previous NumPy solver drifts from this reference as fast)
     iters = 60 if dtype == "float64" and hinge else 6
     ref, alpha, b = numpy_pcg(K, L, Y, gA, gI, iters, hinge)
-    Lop = laplacian_operator(L, laplacian_power=1) if operator else L
+    Lop = laplacian_operator(L, degree=1) if operator else L
     r = core.pcg(K, Lop, Y, gA, gI, hinge=hinge, tol=0.0, max_iter=iters, dtype=np.dtype(dtype).type)
     assert r["n_iter"] == iters
     got = np.c_[r["history"]["objective"], r["history"]["grad_norm"], r["history"]["pgrad_norm"],
@@ -154,7 +154,7 @@ def test_pcg_iterates_equal_a_numpy_reference(dtype, hinge, operator):
 def test_laprlsc_direct_pcg_and_dense_solve_agree():
     X, y = moons(70, 4)
     l, gA, gI, sigma = 8, 1e-2, 1.0, 0.5
-    kw = dict(sigma=sigma, gamma_A=gA, gamma_I=gI, neighbors=5, laplacian_power=2, weight="binary")
+    kw = dict(sigma=sigma, gamma_A=gA, gamma_I=gI, neighbors=5, degree=2, weight="binary")
     rd = laprlsc(X[:l], y[:l], X[l:], method="direct", **kw)
     rp = laprlsc(X[:l], y[:l], X[l:], method="pcg", tol=1e-12, **kw)
     # independent: the symmetric normal equations of the squared-loss objective in (b, α)
@@ -344,18 +344,18 @@ def test_stability_check_agrees_with_newton_on_decisions():
 
 def test_float32_kernel_and_laplacian_operator_give_the_same_model():
     X, y = moons(100, 21)
-    kw = dict(sigma=0.4, gamma_A=1e-2, gamma_I=1.0, neighbors=6, laplacian_power=3, stop=None, tol=1e-8)
+    kw = dict(sigma=0.4, gamma_A=1e-2, gamma_I=1.0, neighbors=6, degree=3, stop=None, tol=1e-8)
     r64 = lapsvm(X[:6], y[:6], X[6:], **kw)
     r32 = lapsvm(X[:6], y[:6], X[6:], dtype="float32", **{**kw, "tol": 1e-4})
     assert np.mean(r32.predict(X) == r64.predict(X)) >= 0.99
     L1 = laplacian(X, neighbors=6)
-    rop = lapsvm(X[:6], y[:6], X[6:], laplacian_matrix=laplacian_operator(L1, laplacian_power=3), **kw)
+    rop = lapsvm(X[:6], y[:6], X[6:], laplacian_matrix=laplacian_operator(L1, degree=3), **kw)
     assert rop.objective == pytest.approx(r64.objective, rel=1e-7)
     K = rbf(X, X, 0.4)                                   # the same model from kernel rows
-    rg = lapsvm(K[:6], y[:6], K[6:], kernel="precomputed", laplacian_matrix=laplacian_operator(L1, laplacian_power=3),
+    rg = lapsvm(K[:6], y[:6], K[6:], kernel="precomputed", laplacian_matrix=laplacian_operator(L1, degree=3),
                 **kw)
     assert rg.objective == pytest.approx(r64.objective, rel=1e-7)
-    rn = lapsvm(X[:6], y[:6], X[6:], laplacian_matrix=laplacian_operator(L1, laplacian_power=3), method="newton", **kw)
+    rn = lapsvm(X[:6], y[:6], X[6:], laplacian_matrix=laplacian_operator(L1, degree=3), method="newton", **kw)
     assert rn.objective == pytest.approx(r64.objective, rel=1e-6)
 
 
@@ -413,8 +413,8 @@ def test_multiclass_joint_pcg_equals_separate_binary_problems():
     (dict(sigma=0.0), "'sigma'"),
     (dict(method="cg"), "'method'"),
     (dict(stop="never"), "'stop'"),
-    (dict(laplacian_power=0), "'laplacian_power'"),
-    (dict(kernel="polynomial", degree=0), "'degree'"),
+    (dict(degree=0), "'degree'"),
+    (dict(kernel="polynomial", kernel_degree=0), "'kernel_degree'"),
     (dict(kernel="sigmoid"), "'kernel'"),
     (dict(x0=(np.zeros(3), 0.0)), "'x0'"),
     (dict(callback=3), "'callback' parameter of lapsvm must be callable"),
@@ -480,8 +480,8 @@ def test_the_solvers_build_the_iterated_laplacian_of_graphs(solver, weight, powe
     (heat weights at p = 1: the exactly symmetric L; p = 4 on 60 points: the matrix-free operator)."""
     from toolkit.graphs import POWER_MAX_DENSITY
     X, y = moons(60, 31)
-    kw = dict(sigma=0.4, gamma_A=1e-2, gamma_I=1.0, neighbors=5, weight=weight, laplacian_power=power)
-    L = laplacian(X, neighbors=5, weight=weight, laplacian_power=power, max_density=POWER_MAX_DENSITY)
+    kw = dict(sigma=0.4, gamma_A=1e-2, gamma_I=1.0, neighbors=5, weight=weight, degree=power)
+    L = laplacian(X, neighbors=5, weight=weight, degree=power, max_density=POWER_MAX_DENSITY)
     assert isinstance(L, sp.linalg.LinearOperator) == (power == 4)
     own = solver(X[:6], y[:6], X[6:], **kw)
     given = solver(X[:6], y[:6], X[6:], laplacian_matrix=L, **kw)
@@ -495,7 +495,7 @@ def test_select_fits_lapsvm_with_the_same_laplacian_power(power):
     across the grid; it must be the L^p lapsvm would build)."""
     from toolkit.selection import CachedKernel, select
     X, y = moons(60, 32)
-    params = dict(gamma_A=1e-2, gamma_I=1.0, neighbors=5, laplacian_power=power, weight="heat", method="newton")
+    params = dict(gamma_A=1e-2, gamma_I=1.0, neighbors=5, degree=power, weight="heat", method="newton")
     split = {"labeled": np.arange(6), "unlabeled": np.arange(6, 60), "test": np.arange(6, 60)}
     sel = select("lapsvm", X, y, split, grid={}, fixed={"kernel": "rbf", "sigma": 0.4, **params},
                  scenario="test-set", refit="min", rng=0, progress=False)

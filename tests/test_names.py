@@ -1,6 +1,6 @@
 """One name per quantity and one way to pass a kernel, across every public solver.
 
-* ``degree`` is the polynomial kernel's degree, ``laplacian_power`` the ``p`` of ``L^p``,
+* ``kernel_degree`` is the polynomial kernel's degree, ``degree`` the ``p`` of ``L^p``,
   ``graph_sigma`` the heat width of the graph, ``laplacian_matrix`` a precomputed ``L^p``;
 * ``kernel="precomputed"`` means the same everywhere: the training inputs are rows of the
   training kernel matrix and new points are their kernel rows (scikit-learn's convention), and
@@ -31,19 +31,19 @@ def _data(n=40, l=8, seed=0):
 
 PUBLIC_SOLVERS = ["rlsc", "s2rlsc", "mmc", "lapsvm", "laprlsc", "lapsvm_dual", "svm_path", "rlsc_path",
                   "laplacian_svm_path", "cv_svm_path", "cv_laplacian_svm_path", "kernel_matrix"]
-RETIRED = {"kernel_degree", "laplacian_degree", "heat_sigma", "gram", "laplacian", "K"}
+RETIRED = {"laplacian_power", "laplacian_degree", "heat_sigma", "gram", "laplacian", "K"}
 
 
 @pytest.mark.parametrize("name", PUBLIC_SOLVERS)
 def test_public_solvers_use_the_one_name_of_each_quantity(name):
     params = inspect.signature(getattr(toolkit, name)).parameters
     assert not RETIRED & set(params), f"{name} still has {sorted(RETIRED & set(params))}"
-    if "degree" in params:                                   # always the polynomial kernel's degree
-        assert params["degree"].default == 2 and "kernel" in params
-    if "laplacian_power" in params:
-        assert params["laplacian_power"].default == 1
-    if "weight" in params:                                    # the papers' heat weights everywhere
-        assert params["weight"].default == "heat" and params["graph_sigma"].default is None
+    if "kernel_degree" in params:                                   # always the polynomial kernel's degree
+        assert params["kernel_degree"].default == 2 and "kernel" in params
+    if "degree" in params:
+        assert params["degree"].default == 1
+    if "weight" in params:                                    # one default graph everywhere
+        assert params["weight"].default == "binary" and params["graph_sigma"].default is None
     if name not in ("kernel_matrix",):
         assert "kernel" in params
 
@@ -52,11 +52,11 @@ def test_graph_functions_use_the_same_names():
     from toolkit import graphs
     for func in (graphs.knn_graph, graphs.epsilon_graph, graphs.laplacian, graphs.knn_graph_from_kernel):
         params = inspect.signature(func).parameters
-        assert params["weight"].default == "heat" and "graph_sigma" in params and "sigma" not in params or \
+        assert params["weight"].default == "binary" and "graph_sigma" in params and "sigma" not in params or \
             func is graphs.knn_graph_from_kernel
-    assert "laplacian_power" in inspect.signature(graphs.laplacian).parameters
-    assert "laplacian_power" in inspect.signature(graphs.iterated_laplacian).parameters
-    assert "laplacian_power" in inspect.signature(graphs.laplacian_operator).parameters
+    assert "degree" in inspect.signature(graphs.laplacian).parameters
+    assert "degree" in inspect.signature(graphs.iterated_laplacian).parameters
+    assert "degree" in inspect.signature(graphs.laplacian_operator).parameters
 
 
 # ---------------------------------------------------------------------------- kernel="precomputed"

@@ -436,7 +436,7 @@ def test_effective_kernel_is_the_lapsvm_dual_kernel(r):
     rng = np.random.default_rng(5)
     X = rng.normal(size=(25, 2))
     K = kernel_matrix(X, kernel="rbf", sigma=1.0)
-    L = laplacian(X, neighbors=4, laplacian_power=2)
+    L = laplacian(X, neighbors=4, degree=2)
     G, B = effective_kernel(K, L, 6, r)
     B_dense = np.linalg.solve(np.eye(25) + r * L.toarray() @ K, np.eye(25)[:, :6])
     np.testing.assert_allclose(B, B_dense, atol=1e-12)

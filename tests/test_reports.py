@@ -441,8 +441,8 @@ def test_melacci2011_uses_the_published_parameters_without_selection():
     for (task, method), p in by.items():
         assert p["scenario"] == "validation" and p["protocol"] == "melacci-belkin" and p["n_splits"] == 12
         if method in ("laprlsc", "lapsvm", "lapsvm (PCG)"):  # Tables 9-10: fixed, no grid
-            assert p["grid"] == {} and {"gamma_A", "gamma_I", "sigma", "neighbors", "laplacian_power"} <= set(p["fixed"])
-    assert by[("G50C", "lapsvm")]["fixed"] == {"kernel": "rbf", "sigma": 17.5, "neighbors": 50, "laplacian_power": 5,
+            assert p["grid"] == {} and {"gamma_A", "gamma_I", "sigma", "neighbors", "degree"} <= set(p["fixed"])
+    assert by[("G50C", "lapsvm")]["fixed"] == {"kernel": "rbf", "sigma": 17.5, "neighbors": 50, "degree": 5, "weight": "heat",
                                                 "method": "newton", "gamma_A": 0.1, "gamma_I": 10.0}
     assert by[("PCMAC", "lapsvm (PCG)")]["fixed"]["gamma_A"] == 1e-4       # Table 10, not Newton's 1e-6
     for task in ("COIL20(B)", "COIL20"):  # σ = 0.6 of Table 9 is meant for unit-norm images

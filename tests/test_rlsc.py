@@ -15,7 +15,7 @@ def _data(n=30, d=4, seed=0):
     return X, y
 
 
-@pytest.mark.parametrize("kernel,kw", [("linear", {}), ("rbf", {"sigma": 1.5}), ("polynomial", {"degree": 3})])
+@pytest.mark.parametrize("kernel,kw", [("linear", {}), ("rbf", {"sigma": 1.5}), ("polynomial", {"kernel_degree": 3})])
 def test_closed_form_and_kernel_ridge(kernel, kw):
     X, y = _data()
     lam, l = 0.3, X.shape[0]

@@ -264,8 +264,8 @@ def test_kernel_matrix_refuses_overflow_without_runtime_warnings(kernel):
         with pytest.raises(ValueError, match=r"The 'Z' parameter of rbf_kernel has rows too large"):
             toolkit.rbf_kernel(X[:3] / 1e200, X, sigma=1.0)
         with pytest.raises(ValueError, match=r"polynomial_kernel gives a kernel matrix with non-finite entries "
-                                             r"\(overflow of float64 with degree=9"):
-            toolkit.polynomial_kernel(X / 1e200 * 1e40, degree=9)
+                                             r"\(overflow of float64 with kernel_degree=9"):
+            toolkit.polynomial_kernel(X / 1e200 * 1e40, kernel_degree=9)
         with pytest.raises(ValueError, match=r"The 'X' parameter of width_heuristic spans a bounding box whose "
                                              r"diagonal overflows float64"):
             toolkit.width_heuristic(np.array([[-1e308, 0.0], [1e308, 0.0]]))
@@ -459,10 +459,10 @@ def _cases():
                                        dict(X=rng.normal(size=(4, 2)), Z=rng.normal(size=(3, 2)), sigma=1.0),
                                        dict(X="Xfree", Z="Xfree", sigma="pos")),
                           lambda r, a: r.shape == (len(a["X"]), len(a["Z"])) and _finite(r)),
-        "polynomial_kernel": (lambda rng: (lambda X, degree, scale: toolkit.polynomial_kernel(X, degree=degree,
+        "polynomial_kernel": (lambda rng: (lambda X, kernel_degree, scale: toolkit.polynomial_kernel(X, kernel_degree=kernel_degree,
                                                                                               scale=scale),
-                                           dict(X=rng.normal(size=(4, 2)), degree=2, scale=1.0),
-                                           dict(X="Xfree", degree="count", scale="pos")),
+                                           dict(X=rng.normal(size=(4, 2)), kernel_degree=2, scale=1.0),
+                                           dict(X="Xfree", kernel_degree="count", scale="pos")),
                               lambda r, a: _finite(r)),
         "width_heuristic": (lambda rng: (toolkit.width_heuristic, dict(X=rng.normal(size=(4, 2))), dict(X="Xfree")),
                             lambda r, a: np.isfinite(r)),

@@ -20,7 +20,7 @@ import numpy as np
 __all__ = ["Method", "METHODS", "register_method", "available_methods", "get_method", "KERNEL_PARAMS",
            "GRAPH_PARAMS"]
 
-KERNEL_PARAMS = ("kernel", "sigma", "sigma_scale", "degree")
+KERNEL_PARAMS = ("kernel", "sigma", "sigma_scale", "kernel_degree")
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class Method:
         ``graphs=``, a :class:`toolkit.selection.GraphCache` or None.
     params : tuple of str
         Accepted parameter names besides the kernel parameters (``kernel``, ``sigma``,
-        ``sigma_scale`` (multiples of the width heuristic ``s``), ``degree``).
+        ``sigma_scale`` (multiples of the width heuristic ``s``), ``kernel_degree``).
     grid : mapping
         Default grid (parameter -> values).
     baseline : str or None
@@ -219,7 +219,7 @@ def _fit_s2rlsc(Xl, yl, Xu, *, kernel, rng, **params):
 
 
 #: The graph of the Laplacian methods and its defaults: those of :func:`toolkit.lapsvm`.
-GRAPH_PARAMS = {"neighbors": 6, "laplacian_power": 1, "normalized": True, "weight": "heat", "graph_sigma": None,
+GRAPH_PARAMS = {"neighbors": 6, "degree": 1, "normalized": True, "weight": "binary", "graph_sigma": None,
                 "metric": "euclidean"}
 
 
@@ -308,21 +308,21 @@ register_method(Method(
     description="semi-supervised RLSC by local search", citation="Gieseke et al. (2012)"))
 register_method(Method(
     "lapsvm", _fit_lapsvm,
-    params=("gamma_A", "gamma_I", "neighbors", "laplacian_power", "normalized", "method", "stop", "weight",
+    params=("gamma_A", "gamma_I", "neighbors", "degree", "normalized", "method", "stop", "weight",
             "graph_sigma", "metric", "dtype"), shares_graph=True,
     grid={"gamma_A": (1e-6, 1e-4, 1e-2), "gamma_I": (0.0, 1e-2, 1.0)}, baseline="svc", family="laplacian",
     requires="toolkit.manifold", regularization=("gamma_A", "larger"), warm_start="x0",
     description="Laplacian SVM in the primal", citation="Melacci & Belkin (2011)"))
 register_method(Method(
     "laprlsc", _fit_laprlsc,
-    params=("gamma_A", "gamma_I", "neighbors", "laplacian_power", "normalized", "method", "stop", "weight",
+    params=("gamma_A", "gamma_I", "neighbors", "degree", "normalized", "method", "stop", "weight",
             "graph_sigma", "metric"), shares_graph=True,
     grid={"gamma_A": (1e-6, 1e-4, 1e-2), "gamma_I": (0.0, 1e-2, 1.0)}, baseline="rlsc", family="laplacian",
     requires="toolkit.manifold", regularization=("gamma_A", "larger"), warm_start="x0",
     description="Laplacian RLSC in the primal", citation="Melacci & Belkin (2011) eq. 14"))
 register_method(Method(
     "lapsvm_dual", _fit_lapsvm_dual,
-    params=("gamma_A", "gamma_I", "neighbors", "laplacian_power", "normalized", "weight", "graph_sigma",
+    params=("gamma_A", "gamma_I", "neighbors", "degree", "normalized", "weight", "graph_sigma",
             "metric"), shares_graph=True,
     grid={"gamma_A": (1e-6, 1e-4, 1e-2), "gamma_I": (1e-2, 1.0)}, baseline="svc", family="laplacian",
     requires="toolkit.manifold", regularization=("gamma_A", "larger"),
@@ -334,7 +334,7 @@ register_method(Method(
     description="entire regularisation path of the SVM", citation="Hastie et al. (2004)"))
 register_method(Method(
     "lapsvm_path", _fit_lap_path,
-    params=("lam", "neighbors", "gamma_ratio", "laplacian_power", "normalized", "weight", "graph_sigma", "metric"),
+    params=("lam", "neighbors", "gamma_ratio", "degree", "normalized", "weight", "graph_sigma", "metric"),
     grid={"lam": _POW2},
     baseline="svm_path", family="path", requires="toolkit.paths", regularization=("lam", "larger"),
     fit_path=_fit_lap_path_models, path_param="lam",

@@ -9,14 +9,14 @@ labelled and unlabelled points together. This module builds that graph and its L
 * :func:`epsilon_graph` -- ``i ~ j`` if ``d(x_i, x_j) <= radius``;
 * :func:`graph_laplacian` -- ``L = D - W`` or ``L = I - D^{-1/2} W D^{-1/2}`` of a weight matrix;
 * :func:`iterated_laplacian` -- ``L^p``, Melacci & Belkin's "iterated Laplacian" (Table 9 parameter
-  ``p``, the toolkit's ``laplacian_power``), the one construction every solver and :func:`laplacian` use;
+  ``p``, the toolkit's ``degree``), the one construction every solver and :func:`laplacian` use;
 * :func:`laplacian` -- the whole pipeline ``X -> L^p`` as a CSR matrix;
 * :func:`laplacian_operator` -- ``L^p`` as a :class:`scipy.sparse.linalg.LinearOperator` that
   applies ``L`` ``p`` times and never forms the (denser) power.
 
-Edge weights are ``"heat"`` (``exp(-d² / (2 σ_G²))``, the width ``graph_sigma`` defaulting to the
-mean edge length, as in Melacci & Belkin's LapSVMp; the default), ``"binary"`` (1) or
-``"distance"`` (``d``). Inputs may be dense arrays or SciPy sparse matrices
+Edge weights are ``"binary"`` (1, the default), ``"heat"`` (``exp(-d² / (2 σ_G²))``, the width
+``graph_sigma`` defaulting to the mean edge length, as in Melacci & Belkin's experiments and
+LapSVMp) or ``"distance"`` (``d``). Inputs may be dense arrays or SciPy sparse matrices
 (``metric="cosine"`` is the usual choice for text).
 """
 from __future__ import annotations
@@ -81,7 +81,7 @@ def _csr(n, r, c, w):
 
 
 # ----------------------------------------------------------------------------- graphs
-def knn_graph(X, *, neighbors=6, weight="heat", graph_sigma=None, metric="euclidean"):
+def knn_graph(X, *, neighbors=6, weight="binary", graph_sigma=None, metric="euclidean"):
     """Symmetrised k-nearest-neighbour graph ``W`` with ``W_ij > 0`` iff ``i ~ j``.
 
     ``i ~ j`` if ``x_j`` is among the ``k`` nearest neighbours of ``x_i`` or ``x_i`` among those of
@@ -93,8 +93,9 @@ def knn_graph(X, *, neighbors=6, weight="heat", graph_sigma=None, metric="euclid
     neighbors : int, default=6
         Number of neighbours ``k``, ``1 <= k <= n_samples - 1``. A point is never its own neighbour
         (duplicates of it are ordinary neighbours at distance 0).
-    weight : {"heat", "binary", "distance"}, default="heat"
-        Edge weight: ``exp(-d² / (2 σ_G²))`` (Melacci & Belkin 2011, §6, and LapSVMp), 1, or the
+    weight : {"binary", "heat", "distance"}, default="binary"
+        Edge weight: 1 (the default), the heat
+        weight ``exp(-d² / (2 σ_G²))`` (Melacci & Belkin's experiments and LapSVMp), or the
         distance ``d`` itself.
     graph_sigma : float, default=None
         Width σ_G of the heat weights; ``None`` uses the mean edge length of the graph (LapSVMp's
@@ -116,7 +117,7 @@ def knn_graph(X, *, neighbors=6, weight="heat", graph_sigma=None, metric="euclid
     Examples
     --------
     >>> import numpy as np
-    >>> W = knn_graph(np.array([[0.0], [1.0], [3.0]]), neighbors=1, weight="binary")
+    >>> W = knn_graph(np.array([[0.0], [1.0], [3.0]]), neighbors=1)
     >>> W.toarray()
     array([[0., 1., 0.],
            [1., 0., 1.],
@@ -138,7 +139,7 @@ def knn_graph(X, *, neighbors=6, weight="heat", graph_sigma=None, metric="euclid
     return _csr(n, r, c, _weights(d, weight, graph_sigma, func))
 
 
-def knn_graph_from_kernel(K, *, neighbors=6, sigma=None, weight="heat", graph_sigma=None, block_size=None):
+def knn_graph_from_kernel(K, *, neighbors=6, sigma=None, weight="binary", graph_sigma=None, block_size=None):
     """Symmetrised kNN graph read off a kernel matrix, without the points.
 
     With ``sigma`` the kernel is the RBF kernel ``K_ij = exp(-||x_i - x_j||² / (2 σ²))``: ``K_ij``
@@ -156,7 +157,7 @@ def knn_graph_from_kernel(K, *, neighbors=6, sigma=None, weight="heat", graph_si
     neighbors : int, default=6
     sigma : float, default=None
         The RBF width σ of ``K``; ``None``: ``K`` is any kernel and feature-space distances are used.
-    weight : {"heat", "binary", "distance"}, default="heat"
+    weight : {"binary", "heat", "distance"}, default="binary"
     graph_sigma : float, default=None
         Width σ_G of heat weights; ``None``: the mean edge length.
     block_size : int, default=None
@@ -227,7 +228,7 @@ def knn_graph_from_kernel(K, *, neighbors=6, sigma=None, weight="heat", graph_si
     return _csr(n, r, c, _weights(d, weight, graph_sigma, func))
 
 
-def epsilon_graph(X, *, radius, weight="heat", graph_sigma=None, metric="euclidean"):
+def epsilon_graph(X, *, radius, weight="binary", graph_sigma=None, metric="euclidean"):
     """ε-neighbourhood graph: ``i ~ j`` iff ``0 < d(x_i, x_j) <= radius`` or ``x_i = x_j``, ``i != j``.
 
     Parameters
@@ -235,7 +236,7 @@ def epsilon_graph(X, *, radius, weight="heat", graph_sigma=None, metric="euclide
     X : array-like or sparse matrix of shape (n_samples, n_features)
     radius : float
         Neighbourhood radius ε > 0.
-    weight : {"heat", "binary", "distance"}, default="heat"
+    weight : {"binary", "heat", "distance"}, default="binary"
     graph_sigma : float, default=None
         Width σ_G of the heat weights; ``None`` uses the mean edge length.
     metric : {"euclidean", "cosine", "manhattan", "sqeuclidean"}, default="euclidean"
@@ -336,19 +337,19 @@ def graph_laplacian(W, *, normalized=True):
 POWER_MAX_DENSITY = 0.25
 
 
-def iterated_laplacian(L, *, laplacian_power=1, max_density=None):
+def iterated_laplacian(L, *, degree=1, max_density=None):
     """The iterated Laplacian ``L^p``: an exactly symmetric CSR matrix, or an operator once it fills in.
 
     Parameters
     ----------
     L : sparse matrix or array-like of shape (n_samples, n_samples)
         A symmetric Laplacian, e.g. from :func:`graph_laplacian`.
-    laplacian_power : int, default=1
+    degree : int, default=1
         The power ``p >= 1`` (Melacci & Belkin 2011, eq. 3 and Table 9, where it is called the
-        "degree" of the Laplacian; the toolkit keeps ``degree`` for the polynomial kernel).
+        "degree" of the Laplacian; the polynomial kernel's degree is ``kernel_degree`` everywhere).
     max_density : float in (0, 1], default=None
         ``None``: always the CSR matrix. Otherwise, once a partial product has more than
-        ``max_density · n²`` non-zeros, :func:`laplacian_operator` ``(L, laplacian_power=p)`` instead
+        ``max_density · n²`` non-zeros, :func:`laplacian_operator` ``(L, degree=p)`` instead
         (the solvers use :data:`POWER_MAX_DENSITY`).
 
     Returns
@@ -366,12 +367,12 @@ def iterated_laplacian(L, *, laplacian_power=1, max_density=None):
     --------
     >>> import numpy as np
     >>> L = graph_laplacian(np.array([[0.0, 1.0], [1.0, 0.0]]), normalized=False)
-    >>> iterated_laplacian(L, laplacian_power=2).toarray()
+    >>> iterated_laplacian(L, degree=2).toarray()
     array([[ 2., -2.],
            [-2.,  2.]])
     """
     func = "iterated_laplacian"
-    laplacian_power = check_scalar(laplacian_power, "laplacian_power", func, kind=numbers.Integral, low=1)
+    degree = check_scalar(degree, "degree", func, kind=numbers.Integral, low=1)
     max_density = check_scalar(max_density, "max_density", func, low=0.0, high=1.0, low_closed=False,
                                allow_none=True)
     L = sp.csr_matrix(L if sp.issparse(L) else check_matrix(L, "L", func), dtype=np.float64)
@@ -379,22 +380,22 @@ def iterated_laplacian(L, *, laplacian_power=1, max_density=None):
         raise ValueError(f"The 'L' parameter of {func} must be a square matrix. Got shape {L.shape} instead.")
     n = L.shape[0]
     power = L
-    for _ in range(laplacian_power - 1):
+    for _ in range(degree - 1):
         power = power @ L
         if max_density is not None and power.nnz > max_density * n * n:     # filling in: keep it matrix-free
-            return laplacian_operator(L, laplacian_power=laplacian_power)
+            return laplacian_operator(L, degree=degree)
     power = sp.csr_matrix((power + power.T) * 0.5)
     power.sort_indices()
     return power
 
 
-def laplacian(X, *, neighbors=6, weight="heat", graph_sigma=None, normalized=True, laplacian_power=1,
+def laplacian(X, *, neighbors=6, weight="binary", graph_sigma=None, normalized=True, degree=1,
               metric="euclidean", max_density=None):
     """Iterated graph Laplacian ``L^p`` of the symmetrised kNN graph of ``X``.
 
     The intrinsic regulariser of manifold regularisation is ``fᵀ L^p f`` (Melacci & Belkin 2011,
-    eq. 3 and Table 9, where ``p`` is called the "degree" of the Laplacian; here it is
-    ``laplacian_power``, and ``degree`` is always the polynomial kernel's).
+    eq. 3 and Table 9, where ``p`` is the "degree" of the Laplacian: ``degree`` here and in every
+    solver; the polynomial kernel's degree is ``kernel_degree``).
 
     Parameters
     ----------
@@ -402,12 +403,12 @@ def laplacian(X, *, neighbors=6, weight="heat", graph_sigma=None, normalized=Tru
         All points, labelled and unlabelled.
     neighbors : int, default=6
         ``k`` of the kNN graph (see :func:`knn_graph`), ``1 <= k < n_samples``.
-    weight : {"heat", "binary", "distance"}, default="heat"
+    weight : {"binary", "heat", "distance"}, default="binary"
     graph_sigma : float, default=None
         Width σ_G of heat weights; ``None``: the mean edge length.
     normalized : bool, default=True
         ``I - D^{-1/2} W D^{-1/2}`` if True, ``D - W`` otherwise.
-    laplacian_power : int, default=1
+    degree : int, default=1
         The power ``p >= 1``.
     metric : {"euclidean", "cosine", "manhattan", "sqeuclidean"}, default="euclidean"
     max_density : float in (0, 1], default=None
@@ -433,23 +434,23 @@ def laplacian(X, *, neighbors=6, weight="heat", graph_sigma=None, normalized=Tru
     True
     """
     func = "laplacian"
-    laplacian_power = check_scalar(laplacian_power, "laplacian_power", func, kind=numbers.Integral, low=1)
+    degree = check_scalar(degree, "degree", func, kind=numbers.Integral, low=1)
     if not isinstance(normalized, (bool, np.bool_)):
         raise TypeError(f"The 'normalized' parameter of {func} must be a bool. Got {normalized!r} instead.")
     W = knn_graph(X, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma, metric=metric)
-    return iterated_laplacian(graph_laplacian(W, normalized=bool(normalized)), laplacian_power=laplacian_power,
+    return iterated_laplacian(graph_laplacian(W, normalized=bool(normalized)), degree=degree,
                               max_density=max_density)
 
 
-def laplacian_operator(L, *, laplacian_power=1):
+def laplacian_operator(L, *, degree=1):
     """``L^p`` as a :class:`~scipy.sparse.linalg.LinearOperator` (``p`` sparse products per matvec).
 
     Parameters
     ----------
     L : sparse matrix or array-like of shape (n_samples, n_samples)
         A (symmetric) Laplacian, e.g. from :func:`graph_laplacian` or :func:`laplacian` with
-        ``laplacian_power=1``.
-    laplacian_power : int, default=1
+        ``degree=1``.
+    degree : int, default=1
         Power ``p >= 1``.
 
     Returns
@@ -463,12 +464,12 @@ def laplacian_operator(L, *, laplacian_power=1):
     >>> X = np.random.default_rng(0).normal(size=(30, 2))
     >>> L = laplacian(X, neighbors=4)
     >>> v = np.ones(30)
-    >>> bool(np.allclose(laplacian_operator(L, laplacian_power=3) @ v,
-    ...                  laplacian(X, neighbors=4, laplacian_power=3) @ v))
+    >>> bool(np.allclose(laplacian_operator(L, degree=3) @ v,
+    ...                  laplacian(X, neighbors=4, degree=3) @ v))
     True
     """
     func = "laplacian_operator"
-    laplacian_power = check_scalar(laplacian_power, "laplacian_power", func, kind=numbers.Integral, low=1)
+    degree = check_scalar(degree, "degree", func, kind=numbers.Integral, low=1)
     if not sp.issparse(L):
         L = check_matrix(L, "L", func)
     else:
@@ -478,7 +479,7 @@ def laplacian_operator(L, *, laplacian_power=1):
 
     def matmat(V):
         out = V
-        for _ in range(laplacian_power):
+        for _ in range(degree):
             out = L @ out
         return np.asarray(out)
 

@@ -219,14 +219,14 @@ def _rbf(X, Z, sigma, block_size, func):
     return K
 
 
-def polynomial_kernel(X, Z=None, *, degree=2, coef0=1.0, scale=1.0):
-    """Polynomial kernel ``k(x, z) = (scale · xᵀz + coef0)^degree``.
+def polynomial_kernel(X, Z=None, *, kernel_degree=2, coef0=1.0, scale=1.0):
+    """Polynomial kernel ``k(x, z) = (scale · xᵀz + coef0)^kernel_degree``.
 
     Parameters
     ----------
     X : array-like or sparse matrix of shape (n_samples_X, n_features)
     Z : array-like or sparse matrix of shape (n_samples_Z, n_features), default=None
-    degree : int, default=2
+    kernel_degree : int, default=2
         Degree p >= 1.
     coef0 : float, default=1.0
         Constant term (>= 0 keeps the kernel positive semi-definite).
@@ -237,12 +237,12 @@ def polynomial_kernel(X, Z=None, *, degree=2, coef0=1.0, scale=1.0):
     -------
     K : ndarray of shape (n_samples_X, n_samples_Z)
     """
-    return _polynomial(X, Z, degree, coef0, scale, "polynomial_kernel")
+    return _polynomial(X, Z, kernel_degree, coef0, scale, "polynomial_kernel")
 
 
-def _polynomial(X, Z, degree, coef0, scale, func):
+def _polynomial(X, Z, kernel_degree, coef0, scale, func):
     """:func:`polynomial_kernel`, with ``func`` named in its validation messages."""
-    degree = check_scalar(degree, "degree", func, kind=numbers.Integral, low=1)
+    kernel_degree = check_scalar(kernel_degree, "kernel_degree", func, kind=numbers.Integral, low=1)
     coef0 = check_scalar(coef0, "coef0", func, low=0.0)
     scale = check_scalar(scale, "scale", func, low=0.0, low_closed=False)
     X, Z, _, _, _ = _prepare(X, Z, func)
@@ -250,8 +250,8 @@ def _polynomial(X, Z, degree, coef0, scale, func):
     with np.errstate(over="ignore", invalid="ignore"):
         K *= scale
         K += coef0
-        np.power(K, degree, out=K)
-    _check_finite_kernel(K, func, degree=degree, coef0=coef0, scale=scale)
+        np.power(K, kernel_degree, out=K)
+    _check_finite_kernel(K, func, kernel_degree=kernel_degree, coef0=coef0, scale=scale)
     return K
 
 
@@ -289,7 +289,7 @@ def width_heuristic(X):
     return s
 
 
-def kernel_matrix(X, Z=None, *, kernel="linear", sigma=None, degree=2, coef0=1.0, block_size=None):
+def kernel_matrix(X, Z=None, *, kernel="linear", sigma=None, kernel_degree=2, coef0=1.0, block_size=None):
     """Kernel matrix ``K(X, Z)`` for a kernel given by name or as a callable.
 
     Parameters
@@ -303,7 +303,7 @@ def kernel_matrix(X, Z=None, *, kernel="linear", sigma=None, degree=2, coef0=1.0
         (the training kernel matrix), or that it is square when ``Z`` is None.
     sigma : float, default=None
         RBF width; required for ``kernel="rbf"``.
-    degree, coef0 : int, float
+    kernel_degree, coef0 : int, float
         Polynomial kernel parameters.
     block_size : int, default=None
         Rows per block for the RBF kernel.
@@ -350,10 +350,10 @@ def kernel_matrix(X, Z=None, *, kernel="linear", sigma=None, degree=2, coef0=1.0
         if sigma is None:
             raise ValueError("The 'sigma' parameter of kernel_matrix is required for kernel='rbf'. Got None instead.")
         return _rbf(X, Z, sigma, block_size, "kernel_matrix")
-    return _polynomial(X, Z, degree, coef0, 1.0, "kernel_matrix")
+    return _polynomial(X, Z, kernel_degree, coef0, 1.0, "kernel_matrix")
 
 
-def training_kernel(X, func, *, kernel, sigma=None, degree=2, coef0=1.0, symmetrize=False, label=None):
+def training_kernel(X, func, *, kernel, sigma=None, kernel_degree=2, coef0=1.0, symmetrize=False, label=None):
     """The training kernel matrix of a solver's ``X``: computed from points, or checked when precomputed.
 
     The one boundary rule for ``kernel="precomputed"`` (as in scikit-learn): ``X`` is then the
@@ -369,10 +369,10 @@ def training_kernel(X, func, *, kernel, sigma=None, degree=2, coef0=1.0, symmetr
     if kernel == "precomputed":
         label = label or f"The 'X' parameter of {func} (the kernel matrix K with kernel='precomputed')"
         return check_kernel_matrix(X, "X", func, symmetrize=symmetrize, label=label)
-    return kernel_matrix(X, kernel=kernel, sigma=sigma, degree=degree, coef0=coef0)
+    return kernel_matrix(X, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0)
 
 
-def cross_kernel(X, X_train, func, *, kernel, n_train, sigma=None, degree=2, coef0=1.0):
+def cross_kernel(X, X_train, func, *, kernel, n_train, sigma=None, kernel_degree=2, coef0=1.0):
     """``K(X, X_train)`` for a fitted model's ``decision_function``: the kernel rows as given when
     ``kernel="precomputed"`` (checked to have ``n_train`` columns), else computed from the points."""
     if kernel == "precomputed":
@@ -383,4 +383,4 @@ def cross_kernel(X, X_train, func, *, kernel, n_train, sigma=None, degree=2, coe
         return X
     X = check_matrix(X, "X", func)
     check_features(func, "X", X, "X_train", X_train)
-    return kernel_matrix(X, X_train, kernel=kernel, sigma=sigma, degree=degree, coef0=coef0)
+    return kernel_matrix(X, X_train, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0)

@@ -122,7 +122,7 @@ class LapSVMResult:
         """``f(x) = Σ_i α_i k(x_i, x) + b``; shape (n,) for two classes, (n, n_classes) otherwise."""
         p = self.params
         Kx = cross_kernel(X, self.X_train, "decision_function", kernel=p["kernel"], n_train=self.X_train.shape[0],
-                          sigma=p["sigma"], degree=p["degree"], coef0=p["coef0"])
+                          sigma=p["sigma"], kernel_degree=p["kernel_degree"], coef0=p["coef0"])
         return Kx @ self.alpha + self.b
 
     def predict(self, X):
@@ -142,7 +142,7 @@ class LapSVMResult:
             f"  n = {self.params['n_labeled']} labelled + {self.params['n_unlabeled']} unlabelled, "
             f"classes = {self.classes.tolist()}",
             f"  kernel = {self._kernel_text()}, neighbors = "
-            f"{self.params['neighbors']}, Laplacian power p = {self.params['laplacian_power']}, "
+            f"{self.params['neighbors']}, Laplacian power p = {self.params['degree']}, "
             f"normalized = {self.params['normalized']}",
             f"  gamma_A = {self.params['gamma_A']:g}, gamma_I = {self.params['gamma_I']:g}",
             f"  objective = {np.array2string(obj, precision=6)}",
@@ -158,7 +158,7 @@ class LapSVMResult:
         if p["kernel"] == "rbf":
             return f"rbf (sigma={p['sigma']:g})"
         if p["kernel"] == "polynomial":
-            return f"polynomial (degree={p['degree']}, coef0={p['coef0']:g})"
+            return f"polynomial (kernel_degree={p['kernel_degree']}, coef0={p['coef0']:g})"
         return getattr(p["kernel"], "__name__", str(p["kernel"]))
 
     def __repr__(self):
@@ -170,8 +170,8 @@ class LapSVMResult:
 
 
 # ------------------------------------------------------------------------------ shared setup
-def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, degree, coef0,
-             gamma_A, gamma_I, neighbors, laplacian_power, normalized, weight, graph_sigma, metric, laplacian_matrix,
+def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, coef0,
+             gamma_A, gamma_I, neighbors, degree, normalized, weight, graph_sigma, metric, laplacian_matrix,
              dtype, neighbor_search="auto"):
     precomputed = kernel == "precomputed"
     X_l = check_matrix(X_labeled, "X_labeled", func, accept_sparse=not precomputed)
@@ -191,7 +191,7 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, degree, 
                          "(the problem would have no unique solution).")
     l, u = X_l.shape[0], X_u.shape[0]
     n = l + u
-    laplacian_power = check_scalar(laplacian_power, "laplacian_power", func, kind=numbers.Integral, low=1)
+    degree = check_scalar(degree, "degree", func, kind=numbers.Integral, low=1)
     if not isinstance(normalized, (bool, np.bool_)):
         raise TypeError(f"The 'normalized' parameter of {func} must be a bool. Got {normalized!r} instead.")
     check_option(weight, "weight", func, WEIGHTS)
@@ -202,7 +202,7 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, degree, 
         check_option(kernel, "kernel", func, KERNELS)
     if kernel == "rbf":
         sigma = check_scalar(sigma, "sigma", func, low=0.0, low_closed=False)
-    degree = check_scalar(degree, "degree", func, kind=numbers.Integral, low=1)
+    kernel_degree = check_scalar(kernel_degree, "kernel_degree", func, kind=numbers.Integral, low=1)
     if dtype not in (np.float64, np.float32, "float64", "float32"):
         raise ValueError(f"The 'dtype' parameter of {func} must be one of 'float64', 'float32'. Got {dtype!r} instead.")
     dtype = np.dtype(dtype).type
@@ -214,7 +214,7 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, degree, 
             raise ValueError(f"{func}: with kernel='precomputed', 'X_labeled' and 'X_unlabeled' must be the rows "
                              f"of the training kernel matrix, of shapes ({l}, {n}) and ({u}, {n}) (columns: the "
                              f"labelled points first). Got {X_l.shape} and {X_u.shape} instead.")
-    K = training_kernel(X, func, kernel=kernel, sigma=sigma, degree=degree, coef0=coef0,
+    K = training_kernel(X, func, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0,
                         label=f"The precomputed training kernel matrix [X_labeled; X_unlabeled] of {func}")
     t_kernel = time.perf_counter() - t0
     K_full = K
@@ -241,7 +241,7 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, degree, 
                     raise
         if W is None:
             W = knn_graph(X, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma, metric=metric)
-        L = iterated_laplacian(graph_laplacian(W, normalized=bool(normalized)), laplacian_power=laplacian_power,
+        L = iterated_laplacian(graph_laplacian(W, normalized=bool(normalized)), degree=degree,
                             max_density=POWER_MAX_DENSITY)
     t_graph = time.perf_counter() - t0
     if dtype is np.float32:
@@ -254,8 +254,8 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, degree, 
         Y = np.where(y_idx == 1, 1.0, -1.0)[:, None]
     else:
         Y = np.where(y_idx[:, None] == np.arange(len(classes))[None, :], 1.0, -1.0)
-    params = dict(kernel=kernel, sigma=sigma, degree=degree, coef0=coef0,
-                  gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, laplacian_power=laplacian_power,
+    params = dict(kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0,
+                  gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, degree=degree,
                   normalized=bool(normalized), weight=weight, graph_sigma=graph_sigma, metric=metric, n_labeled=l,
                   n_unlabeled=u, dtype=np.dtype(dtype).name)
     return X, K, L, Y, classes, y_idx, params, {"kernel": t_kernel, "graph": t_graph}
@@ -291,7 +291,7 @@ def _validation_targets(validation, X_train, classes, params, func, C):
     except (TypeError, ValueError) as exc:
         raise TypeError(f"The 'validation' parameter of {func} must be None or a pair (X_val, y_val).") from exc
     K_v = cross_kernel(X_v, X_train, func, kernel=params["kernel"], n_train=X_train.shape[0], sigma=params["sigma"],
-                       degree=params["degree"], coef0=params["coef0"])
+                       kernel_degree=params["kernel_degree"], coef0=params["coef0"])
     y_v = np.asarray(y_v)
     check_consistent_rows(func, X_val=K_v, y_val=y_v)
     if not np.all(np.isin(y_v, classes)):
@@ -356,8 +356,8 @@ def _blas_limit(threads):
     return _THREADPOOLS.limit(limits=threads, user_api="blas")
 
 
-def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, degree, coef0,
-         gamma_A, gamma_I, neighbors, laplacian_power, normalized, weight, graph_sigma, metric, method, stop, validation,
+def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, coef0,
+         gamma_A, gamma_I, neighbors, degree, normalized, weight, graph_sigma, metric, method, stop, validation,
          y_unlabeled, tol, max_iter, x0, callback, rng, laplacian_matrix, dtype, blas_threads,
          neighbor_search):
     check_option(method, "method", func, ("newton", "pcg") if hinge else ("direct", "pcg"))
@@ -368,8 +368,8 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, degre
     tol = check_scalar(tol, "tol", func, low=0.0)
     max_iter = check_scalar(max_iter, "max_iter", func, kind=numbers.Integral, low=0, allow_none=True)
     X, K, L, Y, classes, _, params, timings = _prepare(
-        func, X_labeled, y_labeled, X_unlabeled, kernel=kernel, sigma=sigma, degree=degree,
-        coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, laplacian_power=laplacian_power,
+        func, X_labeled, y_labeled, X_unlabeled, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree,
+        coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, degree=degree,
         normalized=normalized, weight=weight, graph_sigma=graph_sigma, metric=metric, laplacian_matrix=laplacian_matrix,
         dtype=dtype, neighbor_search=neighbor_search)
     n, C = X.shape[0], Y.shape[1]
@@ -406,8 +406,8 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, degre
 
 # ------------------------------------------------------------------------------ public API
 def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_A=1e-6, gamma_I=1e-2,
-           neighbors=6, laplacian_power=1, normalized=True, method="pcg", stop="stability", validation=None,
-           degree=2, coef0=1.0, weight="heat", graph_sigma=None, metric="euclidean", y_unlabeled=None,
+           neighbors=6, degree=1, normalized=True, method="pcg", stop="stability", validation=None,
+           kernel_degree=2, coef0=1.0, weight="binary", graph_sigma=None, metric="euclidean", y_unlabeled=None,
            tol=1e-6, max_iter=None, x0=None, callback=None, rng=None,
            laplacian_matrix=None, dtype="float64", blas_threads=1, neighbor_search="auto"):
     r"""Laplacian SVM with the squared hinge loss, trained in the primal.
@@ -445,9 +445,10 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
         Weight γ_I >= 0 of the intrinsic norm ``fᵀ L^p f``.
     neighbors : int, default=6
         ``k`` of the symmetrised kNN graph (:func:`toolkit.graphs.knn_graph`), ``1 <= k < n``.
-    laplacian_power : int, default=1
+    degree : int, default=1
         The power ``p`` of the iterated graph Laplacian ``L^p`` (Melacci & Belkin's "degree" of the
-        Laplacian, Table 9). ``degree`` is always the polynomial kernel's degree in the toolkit.
+        Laplacian, Table 9; LapSVMp's ``LaplacianDegree``), as everywhere in the toolkit. **Not** the
+        polynomial kernel's degree, which is ``kernel_degree`` everywhere.
     normalized : bool, default=True
         Normalised Laplacian ``I - D^{-1/2} W D^{-1/2}`` (the paper's choice) or ``D - W``.
     method : {"pcg", "newton"}, default="pcg"
@@ -463,13 +464,13 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
         Ignored by Newton's method, whose goal condition is the fixed error-vector set.
     validation : tuple (X_val, y_val), default=None
         Labelled validation set for the validation / mixed checks; its error is recorded at checks.
-    degree : int, default=2
+    kernel_degree : int, default=2
         Degree of the polynomial kernel (``kernel="polynomial"``).
     coef0 : float, default=1.0
         Constant of the polynomial kernel.
-    weight : {"heat", "binary", "distance"}, default="heat"
-        Graph edge weights (:func:`toolkit.graphs.knn_graph`): heat weights
-        ``exp(-d² / (2 σ_G²))`` as in Melacci & Belkin's experiments and LapSVMp.
+    weight : {"binary", "heat", "distance"}, default="binary"
+        Graph edge weights (:func:`toolkit.graphs.knn_graph`); Melacci & Belkin's experiments use
+        the heat weights ``exp(-d² / (2 σ_G²))`` (declared in ``melacci2011.toml``).
     graph_sigma : float, default=None
         Width σ_G of the heat weights; ``None``: the mean edge length of the graph (LapSVMp's
         default).
@@ -555,16 +556,16 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
     True
     """
     return _fit("lapsvm", True, X_labeled, y_labeled, X_unlabeled, kernel=kernel, sigma=sigma,
-                degree=degree, coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I,
-                neighbors=neighbors, laplacian_power=laplacian_power, normalized=normalized, weight=weight, graph_sigma=graph_sigma, metric=metric,
+                kernel_degree=kernel_degree, coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I,
+                neighbors=neighbors, degree=degree, normalized=normalized, weight=weight, graph_sigma=graph_sigma, metric=metric,
                 method=method, stop=stop, validation=validation, y_unlabeled=y_unlabeled, tol=tol,
                 max_iter=max_iter, x0=x0, callback=callback, rng=rng, laplacian_matrix=laplacian_matrix,
                 dtype=dtype, blas_threads=blas_threads, neighbor_search=neighbor_search)
 
 
 def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_A=1e-6, gamma_I=1e-2,
-            neighbors=6, laplacian_power=1, normalized=True, method="direct", stop=None, validation=None,
-            degree=2, coef0=1.0, weight="heat", graph_sigma=None, metric="euclidean", y_unlabeled=None,
+            neighbors=6, degree=1, normalized=True, method="direct", stop=None, validation=None,
+            kernel_degree=2, coef0=1.0, weight="binary", graph_sigma=None, metric="euclidean", y_unlabeled=None,
             tol=1e-6, max_iter=None, x0=None, callback=None, rng=None,
             laplacian_matrix=None, dtype="float64", blas_threads=1, neighbor_search="auto"):
     r"""Laplacian Regularized Least Squares classifier (LapRLSC), Melacci & Belkin (2011) eq. (14).
@@ -606,16 +607,16 @@ def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma
     True
     """
     return _fit("laprlsc", False, X_labeled, y_labeled, X_unlabeled, kernel=kernel, sigma=sigma,
-                degree=degree, coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I,
-                neighbors=neighbors, laplacian_power=laplacian_power, normalized=normalized, weight=weight, graph_sigma=graph_sigma, metric=metric,
+                kernel_degree=kernel_degree, coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I,
+                neighbors=neighbors, degree=degree, normalized=normalized, weight=weight, graph_sigma=graph_sigma, metric=metric,
                 method=method, stop=stop, validation=validation, y_unlabeled=y_unlabeled, tol=tol,
                 max_iter=max_iter, x0=x0, callback=callback, rng=rng, laplacian_matrix=laplacian_matrix,
                 dtype=dtype, blas_threads=blas_threads, neighbor_search=neighbor_search)
 
 
 def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_A=1e-6,
-                gamma_I=1e-2, neighbors=6, laplacian_power=1, normalized=True, degree=2, coef0=1.0,
-                weight="heat", graph_sigma=None, metric="euclidean", tol=1e-3, max_iter=None, x0=None, callback=None,
+                gamma_I=1e-2, neighbors=6, degree=1, normalized=True, kernel_degree=2, coef0=1.0,
+                weight="binary", graph_sigma=None, metric="euclidean", tol=1e-3, max_iter=None, x0=None, callback=None,
                 rng=None, laplacian_matrix=None, neighbor_search="auto"):
     r"""The original hinge-loss Laplacian SVM, solved through its dual (Belkin et al. 2006).
 
@@ -660,8 +661,8 @@ def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, g
     tol = check_scalar(tol, "tol", func, low=0.0, low_closed=False)
     max_iter = check_scalar(max_iter, "max_iter", func, kind=numbers.Integral, low=1, allow_none=True)
     X, K, L, Y, classes, _, params, timings = _prepare(
-        func, X_labeled, y_labeled, X_unlabeled, kernel=kernel, sigma=sigma, degree=degree,
-        coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, laplacian_power=laplacian_power,
+        func, X_labeled, y_labeled, X_unlabeled, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree,
+        coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, degree=degree,
         normalized=normalized, weight=weight, graph_sigma=graph_sigma, metric=metric, laplacian_matrix=laplacian_matrix,
         dtype="float64", neighbor_search=neighbor_search)
     if params["gamma_A"] <= 0:

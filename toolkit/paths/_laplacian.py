@@ -78,10 +78,10 @@ class LaplacianSvmPath:
         ``(I + r L K)⁻¹ Jᵀ``: the expansion is ``β = B (y α) / λ``.
     effective_kernel : ndarray of shape (n_labeled, n_labeled)
     gamma_ratio : float
-    kernel, sigma, degree, coef0 : the kernel's parameters.
+    kernel, sigma, kernel_degree, coef0 : the kernel's parameters.
     graph : dict
         The graph's parameters (``neighbors``, ``weight``, ``graph_sigma``, ``normalized``,
-        ``laplacian_power``, ``metric``) or ``{"laplacian_matrix": "given"}``.
+        ``degree``, ``metric``) or ``{"laplacian_matrix": "given"}``.
     laplacian_matrix : sparse matrix, ndarray, LinearOperator or None
         The ``L^p`` used (``None`` when ``gamma_ratio = 0``).
     gamma_A, gamma_I : ndarray (properties)
@@ -97,7 +97,7 @@ class LaplacianSvmPath:
     gamma_ratio: float
     kernel: str
     sigma: float | None
-    degree: int
+    kernel_degree: int
     coef0: float
     graph: dict
     laplacian_matrix: Any = None
@@ -182,7 +182,7 @@ class LaplacianSvmPath:
         X_new = check_matrix(X_new, "X_new", "LaplacianSvmPath.decision_function")
         check_features("LaplacianSvmPath.decision_function", "X_new", X_new, "X_train", self.X_train)
         Kx = kernel_matrix(X_new, self.X_train, kernel=self.kernel, sigma=self.sigma,
-                           degree=self.degree, coef0=self.coef0)
+                           kernel_degree=self.kernel_degree, coef0=self.coef0)
         return Kx @ self.B
 
     def decision_function(self, X_new, s):
@@ -218,9 +218,9 @@ class LaplacianSvmPath:
         return "<pre>" + self.summary() + "</pre>"
 
 
-def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=None, degree=2,
-                       coef0=1.0, neighbors=6, weight="heat", graph_sigma=None, normalized=True,
-                       laplacian_power=1, metric="euclidean", laplacian_matrix=None, gamma_ratio=1.0,
+def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=None, kernel_degree=2,
+                       coef0=1.0, neighbors=6, weight="binary", graph_sigma=None, normalized=True,
+                       degree=1, metric="euclidean", laplacian_matrix=None, gamma_ratio=1.0,
                        lambda_min=None, max_iter=None, ridge=0.0, callback=None):
     r"""Entire λ-path of the semi-supervised hinge-loss model (Wang, Qin & Huang; LapSVM dual).
 
@@ -246,9 +246,9 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
     kernel : {"linear", "rbf", "polynomial", "precomputed"}, default="rbf"
     sigma : float, default=None
         RBF width, ``exp(-‖x - z‖² / (2 σ²))``; required for ``kernel="rbf"``.
-    degree, coef0 : int, float, default=2, 1.0
+    kernel_degree, coef0 : int, float, default=2, 1.0
         Polynomial kernel parameters.
-    neighbors, weight, graph_sigma, normalized, laplacian_power, metric :
+    neighbors, weight, graph_sigma, normalized, degree, metric :
         The kNN graph and its Laplacian ``L^p``, as in :func:`toolkit.lapsvm` and
         :func:`toolkit.graphs.laplacian` (heat weights of width ``graph_sigma``, default the mean
         edge length). With ``kernel="precomputed"`` the graph is read off the kernel.
@@ -318,7 +318,7 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
             raise ValueError(f"{func}: with kernel='precomputed', 'X_labeled' and 'X_unlabeled' must be the rows "
                              f"of the ({n}, {n}) training kernel matrix (labelled points first). Got shapes "
                              f"{X_labeled.shape} and {X_unlabeled.shape} instead.")
-    K = training_kernel(X, func, kernel=kernel, sigma=sigma, degree=degree, coef0=coef0,
+    K = training_kernel(X, func, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0,
                         label=f"The precomputed training kernel matrix [X_labeled; X_unlabeled] of {func}")
     if laplacian_matrix is not None:
         L = check_laplacian_matrix(laplacian_matrix, "laplacian_matrix", func, n)
@@ -328,13 +328,13 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
     else:
         from toolkit.graphs import graph_laplacian, iterated_laplacian, knn_graph, knn_graph_from_kernel
         graph = {"neighbors": neighbors, "weight": weight, "graph_sigma": graph_sigma, "normalized": normalized,
-                 "laplacian_power": laplacian_power, "metric": metric}
-        check_scalar(laplacian_power, "laplacian_power", func, kind=numbers.Integral, low=1)
+                 "degree": degree, "metric": metric}
+        check_scalar(degree, "degree", func, kind=numbers.Integral, low=1)
         if precomputed:
             W = knn_graph_from_kernel(K, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma)
         else:
             W = knn_graph(X, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma, metric=metric)
-        L = iterated_laplacian(graph_laplacian(W, normalized=normalized), laplacian_power=laplacian_power)
+        L = iterated_laplacian(graph_laplacian(W, normalized=normalized), degree=degree)
     if callback is not None and not callable(callback):
         raise TypeError(f"The 'callback' parameter of {func} must be callable or None. Got {callback!r} instead.")
     G, B = effective_kernel(K, L, l, gamma_ratio)
@@ -345,7 +345,7 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
 
         def decision_function(X_new):
             X_new = check_matrix(X_new, "X_new", func)
-            Kx = kernel_matrix(X_new, X, kernel=kernel, sigma=sigma, degree=degree, coef0=coef0)
+            Kx = kernel_matrix(X_new, X, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0)
             return Kx @ beta + alpha0 / lam
 
         return {"beta": beta, "beta0": alpha0 / lam, "decision_function": decision_function}
@@ -354,5 +354,5 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
     for arr in (X, B, G):
         arr.setflags(write=False)
     return LaplacianSvmPath(svm=svm, X_train=X, B=B, effective_kernel=G, gamma_ratio=gamma_ratio,
-                            kernel=kernel, sigma=sigma, degree=degree, coef0=coef0, graph=graph,
+                            kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0, graph=graph,
                             laplacian_matrix=L)

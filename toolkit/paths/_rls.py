@@ -142,7 +142,7 @@ class RlscPath:
         return ax
 
 
-def rlsc_path(X, y, *, kernel="precomputed", sigma=None, degree=2, coef0=1.0, weights=None, lambdas=None,
+def rlsc_path(X, y, *, kernel="precomputed", sigma=None, kernel_degree=2, coef0=1.0, weights=None, lambdas=None,
               n_lambdas=100, lambda_min_ratio=1e-6):
     r"""RLS / RLSC solutions for a whole λ grid from one eigendecomposition, with LOO and GCV.
 
@@ -164,7 +164,7 @@ def rlsc_path(X, y, *, kernel="precomputed", sigma=None, degree=2, coef0=1.0, we
         Targets; labels in {-1, +1} for classification (then ``loo_error`` is defined).
     kernel : {"precomputed", "linear", "rbf", "polynomial"} or callable, default="precomputed"
         As in :func:`toolkit.svm_path`: ``decision_function`` then takes points as ``X`` was given.
-    sigma, degree, coef0 : float, int, float, default=None, 2, 1.0
+    sigma, kernel_degree, coef0 : float, int, float, default=None, 2, 1.0
         The kernel's parameters.
     weights : array-like of shape (n_samples,), default=None
         Positive weights ``w_i``; ``None`` means ``1/n``, i.e. RLSC eq. (4) of Gieseke et al.
@@ -201,7 +201,7 @@ def rlsc_path(X, y, *, kernel="precomputed", sigma=None, degree=2, coef0=1.0, we
     >>> c = path.coef(path.lambda_min)
     """
     func = "rlsc_path"
-    K = training_kernel(X, func, kernel=kernel, sigma=sigma, degree=degree, coef0=coef0)
+    K = training_kernel(X, func, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0)
     y = check_matrix(y, "y", func, accept_sparse=False, ndim=1).copy()
     n = y.shape[0]
     if K.shape[0] != n:
@@ -257,5 +257,5 @@ def rlsc_path(X, y, *, kernel="precomputed", sigma=None, degree=2, coef0=1.0, we
     return RlscPath(lambdas=lambdas, loo_predictions=loo_pred, loo_error=loo_error, loo_mse=loo_mse, gcv=gcv,
                     df=df, lambda_min=float(lambdas[i_min]), lambda_1se=float(lambdas[i_1se]),
                     lambda_gcv=float(lambdas[i_gcv]), eigenvalues=s, eigenvectors=V, sqrt_weights=d, y=y,
-                    kernel=kernel, kernel_params=dict(sigma=sigma, degree=degree, coef0=coef0),
+                    kernel=kernel, kernel_params=dict(sigma=sigma, kernel_degree=kernel_degree, coef0=coef0),
                     X_train=None if kernel == "precomputed" else check_matrix(X, "X", func))

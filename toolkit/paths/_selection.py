@@ -208,7 +208,7 @@ def _grid_from(path, lambdas, n_lambdas, func):
     return np.geomspace(bps[0], low, n_lambdas) if low < bps[0] else np.array([bps[0]])
 
 
-def cv_svm_path(X, y, *, kernel="precomputed", sigma=None, degree=2, coef0=1.0, n_folds=5, lambdas=None,
+def cv_svm_path(X, y, *, kernel="precomputed", sigma=None, kernel_degree=2, coef0=1.0, n_folds=5, lambdas=None,
                 n_lambdas=100, rng=None):
     """k-fold cross-validation of the SVM along its whole path (one :func:`svm_path` per fold).
 
@@ -219,7 +219,7 @@ def cv_svm_path(X, y, *, kernel="precomputed", sigma=None, degree=2, coef0=1.0, 
         :func:`svm_path`.
     y : array-like of shape (n_samples,)
         Labels in {-1, +1}.
-    kernel, sigma, degree, coef0 :
+    kernel, sigma, kernel_degree, coef0 :
         As in :func:`svm_path`; the kernel matrix is computed once for all folds.
     n_folds : int, default=5
         Folds, stratified by class; at most the size of the smaller class.
@@ -244,8 +244,8 @@ def cv_svm_path(X, y, *, kernel="precomputed", sigma=None, degree=2, coef0=1.0, 
     from toolkit.paths._svm import svm_path
     func = "cv_svm_path"
     gen, seed = check_rng(rng)
-    full = svm_path(X, y, kernel=kernel, sigma=sigma, degree=degree, coef0=coef0)
-    K = training_kernel(X, func, kernel=kernel, sigma=sigma, degree=degree, coef0=coef0, symmetrize=True)
+    full = svm_path(X, y, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0)
+    K = training_kernel(X, func, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0, symmetrize=True)
     y = np.asarray(y, dtype=float)
     n_folds = _check_cv(y, n_folds, func)
     n_lambdas = check_scalar(n_lambdas, "n_lambdas", func, kind=numbers.Integral, low=1)
@@ -284,8 +284,8 @@ class _permutable:
 
 
 def cv_laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, n_folds=5, lambdas=None, n_lambdas=100, rng=None,
-                          kernel="rbf", sigma=None, degree=2, coef0=1.0, neighbors=6, weight="heat",
-                          graph_sigma=None, normalized=True, laplacian_power=1, metric="euclidean",
+                          kernel="rbf", sigma=None, kernel_degree=2, coef0=1.0, neighbors=6, weight="binary",
+                          graph_sigma=None, normalized=True, degree=1, metric="euclidean",
                           laplacian_matrix=None, gamma_ratio=1.0):
     """k-fold cross-validation of :func:`laplacian_svm_path` over the labelled points.
 
@@ -298,7 +298,7 @@ def cv_laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, n_folds=5, lambd
         As in :func:`laplacian_svm_path` (points, or kernel rows with ``kernel="precomputed"``).
     n_folds, lambdas, n_lambdas, rng :
         As in :func:`cv_svm_path`.
-    kernel, sigma, degree, coef0, neighbors, weight, graph_sigma, normalized, laplacian_power, metric, \
+    kernel, sigma, kernel_degree, coef0, neighbors, weight, graph_sigma, normalized, degree, metric, \
 laplacian_matrix, gamma_ratio :
         As in :func:`laplacian_svm_path`.
 
@@ -310,9 +310,9 @@ laplacian_matrix, gamma_ratio :
     from toolkit.paths._laplacian import laplacian_svm_path
     func = "cv_laplacian_svm_path"
     gen, seed = check_rng(rng)
-    common = dict(kernel=kernel, sigma=sigma, degree=degree, coef0=coef0, gamma_ratio=gamma_ratio)
+    common = dict(kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0, gamma_ratio=gamma_ratio)
     full = laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, neighbors=neighbors, weight=weight,
-                              graph_sigma=graph_sigma, normalized=normalized, laplacian_power=laplacian_power,
+                              graph_sigma=graph_sigma, normalized=normalized, degree=degree,
                               metric=metric, laplacian_matrix=laplacian_matrix, **common)
     X_all = full.X_train            # validated points (or kernel rows), labelled first
     y = np.asarray(y_labeled, dtype=float)

@@ -342,7 +342,7 @@ def _kkt_violation(h, lam, alpha, y, state):
     return max(v_right, v_left, v_elbow, v_box, v_eq)
 
 
-def svm_path(X, y, *, kernel="precomputed", sigma=None, degree=2, coef0=1.0, lambda_min=None, max_iter=None,
+def svm_path(X, y, *, kernel="precomputed", sigma=None, kernel_degree=2, coef0=1.0, lambda_min=None, max_iter=None,
              ridge=0.0, refresh=250, callback=None):
     r"""The entire regularisation path of the SVM with bias, for every λ (Hastie et al. 2004).
 
@@ -367,7 +367,7 @@ def svm_path(X, y, *, kernel="precomputed", sigma=None, degree=2, coef0=1.0, lam
     kernel : {"precomputed", "linear", "rbf", "polynomial"} or callable, default="precomputed"
         See :func:`toolkit.kernels.kernel_matrix`; the path keeps the points and the kernel, so
         ``decision_function`` takes points as ``X`` was given (kernel rows when precomputed).
-    sigma, degree, coef0 : float, int, float, default=None, 2, 1.0
+    sigma, kernel_degree, coef0 : float, int, float, default=None, 2, 1.0
         The kernel's parameters (``sigma`` required for ``kernel="rbf"``).
     lambda_min : float, default=None
         Stop when λ reaches this value; ``None`` follows the path to its end (the left set ``L``
@@ -459,7 +459,7 @@ def svm_path(X, y, *, kernel="precomputed", sigma=None, degree=2, coef0=1.0, lam
     """
     func = "svm_path"
     # symmetric PSD; (K + Kᵀ)/2 within round-off
-    K = training_kernel(X, func, kernel=kernel, sigma=sigma, degree=degree, coef0=coef0, symmetrize=True)
+    K = training_kernel(X, func, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0, symmetrize=True)
     y = check_matrix(y, "y", func, accept_sparse=False, ndim=1)
     if y.shape[0] != K.shape[0]:
         raise ValueError(f"{func}: 'X' (the kernel matrix K) has {K.shape[0]} rows but 'y' has {y.shape[0]}; "
@@ -480,7 +480,7 @@ def svm_path(X, y, *, kernel="precomputed", sigma=None, degree=2, coef0=1.0, lam
     if kernel == "precomputed":
         return path
     return dataclasses.replace(path, kernel=kernel, X_train=check_matrix(X, "X", func),
-                               kernel_params=dict(sigma=sigma, degree=degree, coef0=coef0))
+                               kernel_params=dict(sigma=sigma, kernel_degree=kernel_degree, coef0=coef0))
 
 
 def _initialize(K, y, return_hstar=False):

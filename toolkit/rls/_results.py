@@ -25,7 +25,7 @@ class KernelExpansion:
 
     kernel: object
     sigma: float | None
-    degree: int
+    kernel_degree: int
     coef0: float
     weights: np.ndarray
     bias: float
@@ -50,7 +50,7 @@ class KernelExpansion:
         check_features(func, "X", X, "X_train", self.points)
         if self.primal is not None:
             return np.asarray(X @ self.primal).ravel() + self.bias
-        K = kernel_matrix(X, self.points, kernel=self.kernel, sigma=self.sigma, degree=self.degree,
+        K = kernel_matrix(X, self.points, kernel=self.kernel, sigma=self.sigma, kernel_degree=self.kernel_degree,
                           coef0=self.coef0)
         return K @ self.weights + self.bias
 
@@ -109,7 +109,7 @@ class RLSCResult:
         ex = self.expansion
         if lam is not None:
             primal = None if ex.primal is None else ex.points.T @ c
-            ex = KernelExpansion(ex.kernel, ex.sigma, ex.degree, ex.coef0, c,
+            ex = KernelExpansion(ex.kernel, ex.sigma, ex.kernel_degree, ex.coef0, c,
                                  float(c.sum()) if self.offset else 0.0, ex.points, ex.columns,
                                  ex.n_train, primal)
         return ex(X, "RLSCResult.decision_function")

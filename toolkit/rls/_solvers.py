@@ -48,16 +48,16 @@ _SEED_BOUND = 2**31 - 1
 # ----------------------------------------------------------------------------------------------
 # validation helpers (public boundary only)
 
-def _check_kernel(kernel, sigma, degree, coef0, func):
+def _check_kernel(kernel, sigma, kernel_degree, coef0, func):
     if not callable(kernel):
         check_option(kernel, "kernel", func, KERNELS)
     if kernel == "rbf":
         if sigma is None:
             raise ValueError(f"The 'sigma' parameter of {func} is required for kernel='rbf'. Got None instead.")
         sigma = check_scalar(sigma, "sigma", func, low=0.0, low_closed=False)
-    degree = check_scalar(degree, "degree", func, kind=numbers.Integral, low=1)
+    kernel_degree = check_scalar(kernel_degree, "kernel_degree", func, kind=numbers.Integral, low=1)
     coef0 = check_scalar(coef0, "coef0", func, low=0.0)
-    return sigma, degree, coef0
+    return sigma, kernel_degree, coef0
 
 
 def _encode_labels(y, n_rows, func):
@@ -118,11 +118,11 @@ def _check_basis(n_basis, n, func):
 class _Problem:
     """Training inputs of one call: the stacked points (labelled first) or a precomputed kernel."""
 
-    def __init__(self, X, kernel, sigma, degree, coef0, offset, precomputed_K=None):
+    def __init__(self, X, kernel, sigma, kernel_degree, coef0, offset, precomputed_K=None):
         self.X = X
         self.kernel = kernel
         self.sigma = sigma
-        self.degree = degree
+        self.kernel_degree = kernel_degree
         self.coef0 = coef0
         self.offset = offset
         self.K = precomputed_K
@@ -134,14 +134,14 @@ class _Problem:
             C = self.K[:, idx]
         else:
             C = kernel_matrix(self.X, self.X[idx], kernel=self.kernel, sigma=self.sigma,
-                              degree=self.degree, coef0=self.coef0)
+                              kernel_degree=self.kernel_degree, coef0=self.coef0)
         return C + 1.0 if (self.offset and offset) else C
 
     def full(self):
         if self.K is not None:
             K = self.K.copy()
         else:
-            K = kernel_matrix(self.X, kernel=self.kernel, sigma=self.sigma, degree=self.degree,
+            K = kernel_matrix(self.X, kernel=self.kernel, sigma=self.sigma, kernel_degree=self.kernel_degree,
                               coef0=self.coef0)
         if self.offset:
             K += 1.0
@@ -168,7 +168,7 @@ class _Problem:
         primal = None
         if not precomputed and self.kernel == "linear":
             primal = np.asarray(points.T @ weights).ravel()
-        return KernelExpansion("precomputed" if precomputed else self.kernel, self.sigma, self.degree,
+        return KernelExpansion("precomputed" if precomputed else self.kernel, self.sigma, self.kernel_degree,
                                self.coef0, weights, bias, points, columns, self.n, primal)
 
 
@@ -427,7 +427,7 @@ def _assemble(cls, labels_field, labels, problem, op, y, records, history, statu
 # ----------------------------------------------------------------------------------------------
 # public functions
 
-def rlsc(X_labeled, y_labeled, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=False, lam=1.0):
+def rlsc(X_labeled, y_labeled, *, kernel="linear", sigma=None, kernel_degree=2, coef0=1.0, offset=False, lam=1.0):
     r"""Supervised regularised least-squares classification (RLSC).
 
     Solves eq. (4) of Gieseke et al. (2011),
@@ -447,7 +447,7 @@ def rlsc(X_labeled, y_labeled, *, kernel="linear", sigma=None, degree=2, coef0=1
         A callable is called as ``kernel(X, Z)``.
     sigma : float, default=None
         RBF width (required for ``kernel="rbf"``).
-    degree : int, default=2
+    kernel_degree : int, default=2
         Polynomial degree.
     coef0 : float, default=1.0
         Polynomial constant.
@@ -475,7 +475,7 @@ def rlsc(X_labeled, y_labeled, *, kernel="linear", sigma=None, degree=2, coef0=1
     """
     func = "rlsc"
     t0 = time.perf_counter()
-    sigma, degree, coef0 = _check_kernel(kernel, sigma, degree, coef0, func)
+    sigma, kernel_degree, coef0 = _check_kernel(kernel, sigma, kernel_degree, coef0, func)
     lam = check_scalar(lam, "lam", func, low=0.0, low_closed=False)
     if not isinstance(offset, (bool, np.bool_)):
         raise TypeError(f"The 'offset' parameter of {func} must be a bool. Got {offset!r} instead.")
@@ -487,9 +487,9 @@ def rlsc(X_labeled, y_labeled, *, kernel="linear", sigma=None, degree=2, coef0=1
             raise ValueError(f"{func}: with kernel='precomputed', 'X_labeled' must be the ({l}, {l}) kernel "
                              f"matrix of the labelled points. Got shape {X_l.shape} instead.")
         X_l = check_kernel_matrix(X_l, "X_labeled", func)
-        problem = _Problem(None, kernel, sigma, degree, coef0, bool(offset), precomputed_K=X_l)
+        problem = _Problem(None, kernel, sigma, kernel_degree, coef0, bool(offset), precomputed_K=X_l)
     else:
-        problem = _Problem(X_l, kernel, sigma, degree, coef0, bool(offset))
+        problem = _Problem(X_l, kernel, sigma, kernel_degree, coef0, bool(offset))
     K = problem.full()
     s, U, _ = weighted_eigh(0.5 * (K + K.T), np.ones(l))      # unit weights: the (1/l) loss is the shift λ l
     c = coefficients(s, U, y, lam * l)
@@ -502,7 +502,7 @@ def rlsc(X_labeled, y_labeled, *, kernel="linear", sigma=None, degree=2, coef0=1
                       y_transformed=y, expansion=problem.expansion(c))
 
 
-def s2rlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, degree=2, coef0=1.0,
+def s2rlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, kernel_degree=2, coef0=1.0,
            offset=False, lam=1.0, lam_u=1.0, balance=None, eps=0.1, search="1+1", order="round-robin",
            mu=5, nu=25, init="rlsc", restarts=10, n_basis=None, operator=None, polish=True, tol=1e-12,
            max_iter=None, patience=None, x0=None, callback=None, rng=None, progress=False):
@@ -532,7 +532,7 @@ def s2rlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, de
     kernel : {"linear", "rbf", "polynomial", "precomputed"} or callable, default="linear"
     sigma : float, default=None
         RBF width σ of eq. (19), required for ``kernel="rbf"``.
-    degree : int, default=2
+    kernel_degree : int, default=2
         Polynomial degree.
     coef0 : float, default=1.0
         Polynomial constant.
@@ -639,14 +639,14 @@ def s2rlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, de
     return _s2rlsc(local_search, **locals())
 
 
-def _s2rlsc(engine, X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, degree=2, coef0=1.0,
+def _s2rlsc(engine, X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, kernel_degree=2, coef0=1.0,
            offset=False, lam=1.0, lam_u=1.0, balance=None, eps=0.1, search="1+1", order="round-robin",
            mu=5, nu=25, init="rlsc", restarts=10, n_basis=None, operator=None, polish=True, tol=1e-12,
            max_iter=None, patience=None, x0=None, callback=None, rng=None, progress=False):
     """Body of :func:`s2rlsc` with the (1+1) search engine as a parameter."""
     func = "s2rlsc"
     t_start = time.perf_counter()
-    sigma, degree, coef0 = _check_kernel(kernel, sigma, degree, coef0, func)
+    sigma, kernel_degree, coef0 = _check_kernel(kernel, sigma, kernel_degree, coef0, func)
     lam = check_scalar(lam, "lam", func, low=0.0, low_closed=False)
     lam_u = check_scalar(lam_u, "lam_u", func, low=0.0, low_closed=False)
     eps = check_scalar(eps, "eps", func, low=0.0, low_closed=False, high=1.0)
@@ -668,11 +668,11 @@ def _s2rlsc(engine, X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma
         # the whole spectrum is checked here unless Nyström (n_basis) never forms the n × n operator
         K = check_kernel_matrix(np.vstack([X_l, X_u]), "X_labeled", func, psd=n_basis is None,
                                 label=f"The precomputed training kernel matrix [X_labeled; X_unlabeled] of {func}")
-        problem = _Problem(None, kernel, sigma, degree, coef0, bool(offset), precomputed_K=K)
+        problem = _Problem(None, kernel, sigma, kernel_degree, coef0, bool(offset), precomputed_K=K)
     else:
         check_features(func, "X_labeled", X_l, "X_unlabeled", X_u)
         X = sp.vstack([X_l, X_u], format="csr") if (sp.issparse(X_l) or sp.issparse(X_u)) else np.vstack([X_l, X_u])
-        problem = _Problem(X, kernel, sigma, degree, coef0, bool(offset))
+        problem = _Problem(X, kernel, sigma, kernel_degree, coef0, bool(offset))
     if balance is None:
         balance = float(np.mean(y_l > 0))
     valid, basis, y0 = _check_search_start(func, u, "unlabelled points", classes, balance, eps, n_basis, n,
@@ -707,7 +707,7 @@ def _s2rlsc(engine, X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma
                      stop, basis, T, Phi, t_start, t_pre, seed, params, classes)
 
 
-def mmc(X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=False, lam=1.0, balance=0.5, eps=0.1,
+def mmc(X, *, kernel="linear", sigma=None, kernel_degree=2, coef0=1.0, offset=False, lam=1.0, balance=0.5, eps=0.1,
         search="1+1", order="round-robin", mu=5, nu=25, restarts=10, n_basis=None, operator=None, polish=True,
         tol=1e-12, max_iter=None, patience=None, x0=None, callback=None, rng=None, progress=False):
     r"""Maximum margin clustering with the RLSC loss by local search (unsupervised S²RLSC).
@@ -727,7 +727,7 @@ def mmc(X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=False, la
     ----------
     X : array-like or sparse matrix of shape (n_samples, n_features)
         Points to cluster; with ``kernel="precomputed"`` the (n_samples, n_samples) kernel matrix.
-    kernel, sigma, degree, coef0, offset, lam, search, order, mu, nu, restarts, n_basis, operator
+    kernel, sigma, kernel_degree, coef0, offset, lam, search, order, mu, nu, restarts, n_basis, operator
         As in :func:`s2rlsc`.
     polish, tol, max_iter, patience, callback, rng, progress
         As in :func:`s2rlsc`.
@@ -757,13 +757,13 @@ def mmc(X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=False, la
     return _mmc(local_search, **locals())
 
 
-def _mmc(engine, X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=False, lam=1.0, balance=0.5, eps=0.1,
+def _mmc(engine, X, *, kernel="linear", sigma=None, kernel_degree=2, coef0=1.0, offset=False, lam=1.0, balance=0.5, eps=0.1,
         search="1+1", order="round-robin", mu=5, nu=25, restarts=10, n_basis=None, operator=None, polish=True,
         tol=1e-12, max_iter=None, patience=None, x0=None, callback=None, rng=None, progress=False):
     """Body of :func:`mmc` with the (1+1) search engine as a parameter."""
     func = "mmc"
     t_start = time.perf_counter()
-    sigma, degree, coef0 = _check_kernel(kernel, sigma, degree, coef0, func)
+    sigma, kernel_degree, coef0 = _check_kernel(kernel, sigma, kernel_degree, coef0, func)
     lam = check_scalar(lam, "lam", func, low=0.0, low_closed=False)
     eps = check_scalar(eps, "eps", func, low=0.0, low_closed=False, high=1.0)
     balance = check_scalar(balance, "balance", func, low=0.0, high=1.0, low_closed=False, high_closed=False)
@@ -779,9 +779,9 @@ def _mmc(engine, X, *, kernel="linear", sigma=None, degree=2, coef0=1.0, offset=
             raise ValueError(f"{func}: with kernel='precomputed', 'X' must be a symmetric (n, n) kernel matrix. "
                              f"Got shape {X.shape} instead.")
         X = check_kernel_matrix(X, "X", func, psd=n_basis is None)
-        problem = _Problem(None, kernel, sigma, degree, coef0, bool(offset), precomputed_K=X)
+        problem = _Problem(None, kernel, sigma, kernel_degree, coef0, bool(offset), precomputed_K=X)
     else:
-        problem = _Problem(X, kernel, sigma, degree, coef0, bool(offset))
+        problem = _Problem(X, kernel, sigma, kernel_degree, coef0, bool(offset))
     valid, basis, y0 = _check_search_start(func, n, "points", np.array([-1, 1]), balance, eps, n_basis, n,
                                            operator, x0)
     gen, seed = check_rng(rng)

@@ -44,19 +44,19 @@ class CachedKernel:
     ----------
     kernel : {"linear", "rbf", "polynomial"}, default="linear"
     sigma : float, default=None
-    degree : int, default=2
+    kernel_degree : int, default=2
     maxsize : int, default=6
         Matrices kept (least recently used evicted).
     """
 
-    def __init__(self, kernel="linear", *, sigma=None, degree=2, maxsize=6):
-        self.kernel, self.sigma, self.degree, self.maxsize = kernel, sigma, degree, maxsize
+    def __init__(self, kernel="linear", *, sigma=None, kernel_degree=2, maxsize=6):
+        self.kernel, self.sigma, self.kernel_degree, self.maxsize = kernel, sigma, kernel_degree, maxsize
         self._cache: OrderedDict[tuple, np.ndarray] = OrderedDict()
         self.hits = 0
         self.misses = 0
 
     def __repr__(self):
-        return f"CachedKernel({self.kernel!r}, sigma={self.sigma!r}, degree={self.degree!r})"
+        return f"CachedKernel({self.kernel!r}, sigma={self.sigma!r}, kernel_degree={self.kernel_degree!r})"
 
     def for_solver(self):
         """What to pass as a solver's ``kernel=``: the name ``"linear"`` (solvers exploit the explicit
@@ -71,7 +71,7 @@ class CachedKernel:
         K = self._cache.get(key)
         if K is None:
             self.misses += 1
-            K = kernel_matrix(X, Z, kernel=self.kernel, sigma=self.sigma, degree=self.degree)
+            K = kernel_matrix(X, Z, kernel=self.kernel, sigma=self.sigma, kernel_degree=self.kernel_degree)
             self._cache[key] = K
             if len(self._cache) > self.maxsize:
                 self._cache.popitem(last=False)
@@ -124,5 +124,5 @@ def kernel_for(kparams: Mapping[str, Any], width: float | None) -> CachedKernel:
     sigma = kparams.get("sigma")
     if "sigma_scale" in kparams and kparams["sigma_scale"] is not None:
         sigma = float(kparams["sigma_scale"]) * float(width)
-    return CachedKernel(kind, sigma=sigma, degree=kparams.get("degree", 2))
+    return CachedKernel(kind, sigma=sigma, kernel_degree=kparams.get("kernel_degree", 2))
 

@@ -245,7 +245,7 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
         selection: scored on V or T, that one model is fitted once, as the refit); ``None`` uses
         the method's default grid. Kernel parameters
         (``kernel``, ``sigma``, ``sigma_scale`` = multiples of the width heuristic ``s``,
-        ``degree``) may be gridded too; one kernel matrix is computed per kernel setting and fold.
+        ``kernel_degree``) may be gridded too; one kernel matrix is computed per kernel setting and fold.
     scenario : {"labeled-cv", "test-set", "validation"}, default="labeled-cv"
         See the module docstring; ``"test-set"`` is labelled non-realistic in every output.
     n_folds : int, default=5
