@@ -163,7 +163,7 @@ def test_a_bad_laplacian_matrix_is_refused_by_name(solver, bad, match):
 def test_precomputed_kernel_rows_of_the_wrong_shape_are_refused():
     Xl, yl, Xu, _ = _data()
     K = kernel_matrix(np.vstack([Xl, Xu]), kernel="rbf", sigma=1.0)
-    with pytest.raises(ValueError, match="rows of the training kernel matrix"):
+    with pytest.raises(ValueError, match=r"rows of the \(40, 40\) training kernel matrix"):
         lapsvm(K[:8, :30], yl, K[8:, :30], kernel="precomputed")
     with pytest.raises(ValueError, match="positive semi-definite|symmetric"):
         lapsvm(-K[:8], yl, -K[8:], kernel="precomputed")

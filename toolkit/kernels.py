@@ -22,7 +22,7 @@ from toolkit._numba_cache import njit
 from toolkit._validation import (_as_real_array, check_features, check_matrix, check_option, check_row_norms,
                                  check_scalar)
 
-__all__ = ["training_kernel", "linear_kernel", "rbf_kernel", "polynomial_kernel", "kernel_matrix", "width_heuristic",
+__all__ = ["training_kernel", "stacked_training_kernel", "cross_kernel", "linear_kernel", "rbf_kernel", "polynomial_kernel", "kernel_matrix", "width_heuristic",
            "KERNELS"]
 
 #: Kernels by name. ``"precomputed"``: the inputs are kernel rows, as in scikit-learn: a training
@@ -384,3 +384,25 @@ def cross_kernel(X, X_train, func, *, kernel, n_train, sigma=None, kernel_degree
     X = check_matrix(X, "X", func)
     check_features(func, "X", X, "X_train", X_train)
     return kernel_matrix(X, X_train, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0)
+
+
+def stacked_training_kernel(X_labeled, X_unlabeled, func, *, kernel, sigma=None, kernel_degree=2, coef0=1.0):
+    """``(X, K)``: the training inputs ``[X_labeled; X_unlabeled]`` (labelled first) and their kernel.
+
+    With ``kernel="precomputed"`` the two inputs must be the rows ``(l, n)`` and ``(u, n)`` of the
+    training kernel matrix (then ``X`` is that matrix, checked by :func:`training_kernel`);
+    otherwise they are points (dense or sparse) and ``K`` is computed.
+    """
+    import scipy.sparse as sp
+
+    l, u = X_labeled.shape[0], X_unlabeled.shape[0]
+    n = l + u
+    sparse = sp.issparse(X_labeled) or sp.issparse(X_unlabeled)
+    X = sp.vstack([X_labeled, X_unlabeled], format="csr") if sparse else np.vstack([X_labeled, X_unlabeled])
+    if kernel == "precomputed" and X.shape != (n, n):
+        raise ValueError(f"{func}: with kernel='precomputed', 'X_labeled' and 'X_unlabeled' must be the rows of the "
+                         f"({n}, {n}) training kernel matrix, of shapes ({l}, {n}) and ({u}, {n}) (columns: the "
+                         f"labelled points first). Got {X_labeled.shape} and {X_unlabeled.shape} instead.")
+    K = training_kernel(X, func, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0,
+                        label=f"The precomputed training kernel matrix [X_labeled; X_unlabeled] of {func}")
+    return X, K

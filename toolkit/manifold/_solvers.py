@@ -37,7 +37,7 @@ from toolkit._validation import (check_consistent_rows, check_features, check_ke
 from toolkit.early_stopping import StopEvent, make_rule, start_monitor, ValidationCheck, MixedCheck
 from toolkit.graphs import (graph_laplacian, knn_graph, knn_graph_from_kernel, iterated_laplacian, METRICS,
                             POWER_MAX_DENSITY, WEIGHTS)
-from toolkit.kernels import KERNELS, cross_kernel, kernel_matrix, training_kernel
+from toolkit.kernels import KERNELS, cross_kernel, kernel_matrix, stacked_training_kernel
 
 __all__ = ["lapsvm", "laprlsc", "lapsvm_dual", "LapSVMResult", "ConvergenceWarning"]
 
@@ -206,16 +206,9 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
     if dtype not in (np.float64, np.float32, "float64", "float32"):
         raise ValueError(f"The 'dtype' parameter of {func} must be one of 'float64', 'float32'. Got {dtype!r} instead.")
     dtype = np.dtype(dtype).type
-    X = sp.vstack([X_l, X_u], format="csr") if (sp.issparse(X_l) or sp.issparse(X_u)) else np.vstack([X_l, X_u])
-
     t0 = time.perf_counter()
-    if precomputed:
-        if X.shape != (n, n):
-            raise ValueError(f"{func}: with kernel='precomputed', 'X_labeled' and 'X_unlabeled' must be the rows "
-                             f"of the training kernel matrix, of shapes ({l}, {n}) and ({u}, {n}) (columns: the "
-                             f"labelled points first). Got {X_l.shape} and {X_u.shape} instead.")
-    K = training_kernel(X, func, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0,
-                        label=f"The precomputed training kernel matrix [X_labeled; X_unlabeled] of {func}")
+    X, K = stacked_training_kernel(X_l, X_u, func, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree,
+                                   coef0=coef0)
     t_kernel = time.perf_counter() - t0
     K_full = K
 

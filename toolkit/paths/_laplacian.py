@@ -290,7 +290,7 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
     >>> path = laplacian_svm_path(X[:6], y[:6], X[6:], sigma=1.0, neighbors=5, gamma_ratio=1.0)
     >>> f = path.decision_function(X[:3], path.breakpoints[-1])
     """
-    from toolkit.kernels import KERNELS, kernel_matrix, training_kernel
+    from toolkit.kernels import KERNELS, kernel_matrix, stacked_training_kernel
     func = "laplacian_svm_path"
     check_option(kernel, "kernel", func, KERNELS)
     precomputed = kernel == "precomputed"
@@ -311,15 +311,9 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
     l = y.shape[0]
     max_iter = 50 * l + 100 if max_iter is None else check_scalar(max_iter, "max_iter", func,
                                                                   kind=numbers.Integral, low=1)
-    X = np.vstack([X_labeled, X_unlabeled])
+    X, K = stacked_training_kernel(X_labeled, X_unlabeled, func, kernel=kernel, sigma=sigma,
+                                   kernel_degree=kernel_degree, coef0=coef0)
     n = X.shape[0]
-    if precomputed:
-        if X.shape != (n, n):
-            raise ValueError(f"{func}: with kernel='precomputed', 'X_labeled' and 'X_unlabeled' must be the rows "
-                             f"of the ({n}, {n}) training kernel matrix (labelled points first). Got shapes "
-                             f"{X_labeled.shape} and {X_unlabeled.shape} instead.")
-    K = training_kernel(X, func, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0,
-                        label=f"The precomputed training kernel matrix [X_labeled; X_unlabeled] of {func}")
     if laplacian_matrix is not None:
         L = check_laplacian_matrix(laplacian_matrix, "laplacian_matrix", func, n)
         graph = {"laplacian_matrix": "given"}

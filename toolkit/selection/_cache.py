@@ -32,6 +32,21 @@ def _digest(A) -> str:
     return h.hexdigest()
 
 
+def _lookup(owner, key, build):
+    """The least-recently-used cache of ``owner`` (``_cache``, ``maxsize``, ``hits``, ``misses``):
+    the value under ``key``, or ``build()`` stored there (the oldest entry evicted past ``maxsize``)."""
+    value = owner._cache.get(key)
+    if value is None:
+        owner.misses += 1
+        value = owner._cache[key] = build()
+        if len(owner._cache) > owner.maxsize:
+            owner._cache.popitem(last=False)
+    else:
+        owner.hits += 1
+        owner._cache.move_to_end(key)
+    return value
+
+
 class CachedKernel:
     """A kernel callable ``k(X, Z)`` that remembers its last matrices, keyed by the data's hash.
 
@@ -68,17 +83,8 @@ class CachedKernel:
         from toolkit.kernels import kernel_matrix
 
         key = (_digest(X), None if Z is None else _digest(Z))
-        K = self._cache.get(key)
-        if K is None:
-            self.misses += 1
-            K = kernel_matrix(X, Z, kernel=self.kernel, sigma=self.sigma, kernel_degree=self.kernel_degree)
-            self._cache[key] = K
-            if len(self._cache) > self.maxsize:
-                self._cache.popitem(last=False)
-        else:
-            self.hits += 1
-            self._cache.move_to_end(key)
-        return K.copy()
+        return _lookup(self, key, lambda: kernel_matrix(X, Z, kernel=self.kernel, sigma=self.sigma,
+                                                        kernel_degree=self.kernel_degree)).copy()
 
 
 class GraphCache:
@@ -105,17 +111,7 @@ class GraphCache:
     def get(self, X, params, build):
         """The ``L^p`` of points ``X`` under graph ``params``: cached, or ``build()`` once."""
         key = (_digest(X), json.dumps({k: params[k] for k in sorted(params)}, sort_keys=True, default=float))
-        L = self._cache.get(key)
-        if L is None:
-            self.misses += 1
-            L = build()
-            self._cache[key] = L
-            if len(self._cache) > self.maxsize:
-                self._cache.popitem(last=False)
-        else:
-            self.hits += 1
-            self._cache.move_to_end(key)
-        return L
+        return _lookup(self, key, build)
 
 
 def kernel_for(kparams: Mapping[str, Any], width: float | None) -> CachedKernel:
