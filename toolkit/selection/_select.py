@@ -322,26 +322,7 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
 
     label = scenario_label(scenario)
     base = {"dataset": dataset, "task": task, "split": split_id, "method": m.name, "scenario": label}
-    jobs = []
-    if scenario == "labeled-cv":
-        metric = "cv_error"
-        labels, counts = np.unique(y[idx.labeled], return_counts=True)
-        if counts.min() < 2 or counts.max() < n_folds:
-            per_class = ", ".join(f"{c!r}: {k}" for c, k in zip(labels.tolist(), counts.tolist()))
-            raise ValueError(f"The 'n_folds' parameter of select (scenario 'labeled-cv') needs at least 2 labelled "
-                             f"points per class and at least n_folds={n_folds} in some class, so that the "
-                             f"stratified folds exist and every training fold has both classes. Got {{{per_class}}} "
-                             f"labelled points per class instead; lower 'n_folds' or label more points.")
-        fold = stratified_folds(y[idx.labeled], n_folds, seed)     # the toolkit's one fold assignment
-        for k in range(n_folds):
-            train, test = idx.labeled[fold != k], idx.labeled[fold == k]
-            for kp, rest in kernel_groups.values():
-                jobs.append((k, train, idx.unlabeled, {metric: test}, kp, rest))
-    else:
-        metric = "test_error" if scenario == "test-set" else "validation_error"
-        target = idx.test if scenario == "test-set" else idx.validation
-        for kp, rest in kernel_groups.values():
-            jobs.append(("all", idx.labeled, idx.unlabeled, {metric: target}, kp, rest))
+    metric, target, jobs = _jobs(scenario, y, idx, list(kernel_groups.values()), n_folds, seed)
 
     graphs = GraphCache()        # this selection's own L^p per fold: nothing shared with another call
 
@@ -364,6 +345,62 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
         rows = _execute(m, X, y, jobs, width, seed, base, n_jobs=n_jobs, progress=progress, warm_start=warm_start,
                         graphs=graphs)
     table = pd.DataFrame(rows, columns=list(TIDY_COLUMNS))
+    summary_table, lambda_min, lambda_1se = _choose(table, metric, combos, m, scenario)
+    summary_table.insert(0, "scenario", label)
+    summary_table.insert(0, "method", m.name)
+
+    test_error, unlabeled_error, refit_n_iter = float("nan"), float("nan"), None
+    if not no_choice:
+        model = None
+    best = lambda_min if refit in ("min", False) else lambda_1se
+    if refit:
+        if no_choice:
+            seconds = refit_seconds
+        else:
+            model, seconds = fit_on_training_set(best)
+        extra, refit_n_iter = _refit_scores(model, X, y, idx, known_unlabeled)
+        test_error, unlabeled_error = extra[0][1], extra[1][1]
+        refit_rows = [{**base, "params": _params_key(best), "fold": "refit", "metric": name, "value": value,
+                       "seconds": seconds, "seed": seed} for name, value in extra]
+        table = pd.concat([table, pd.DataFrame(refit_rows, columns=list(TIDY_COLUMNS))], ignore_index=True)
+    table["fold"] = table["fold"].astype(str)
+    return Selection(results=table, summary_table=summary_table, lambda_min=lambda_min, lambda_1se=lambda_1se,
+                     best_params=best, model=model, test_error=test_error, unlabeled_error=unlabeled_error,
+                     scenario=label, method=m.name, seed=seed, realistic=scenario != "test-set",
+                     refit_n_iter=refit_n_iter)
+
+
+def _jobs(scenario, y, idx, kernel_groups, n_folds, seed):
+    """The selection metric, the rows it is scored on (V or T; None for folds) and the jobs: one per
+    (fold, kernel setting), as ``(fold, labelled rows, unlabelled rows, {metric: scored rows},
+    kernel parameters, other parameter combinations)``."""
+    jobs = []
+    target = None
+    if scenario == "labeled-cv":
+        metric = "cv_error"
+        labels, counts = np.unique(y[idx.labeled], return_counts=True)
+        if counts.min() < 2 or counts.max() < n_folds:
+            per_class = ", ".join(f"{c!r}: {k}" for c, k in zip(labels.tolist(), counts.tolist()))
+            raise ValueError(f"The 'n_folds' parameter of select (scenario 'labeled-cv') needs at least 2 labelled "
+                             f"points per class and at least n_folds={n_folds} in some class, so that the "
+                             f"stratified folds exist and every training fold has both classes. Got {{{per_class}}} "
+                             f"labelled points per class instead; lower 'n_folds' or label more points.")
+        fold = stratified_folds(y[idx.labeled], n_folds, seed)     # the toolkit's one fold assignment
+        for k in range(n_folds):
+            train, test = idx.labeled[fold != k], idx.labeled[fold == k]
+            for kp, rest in kernel_groups:
+                jobs.append((k, train, idx.unlabeled, {metric: test}, kp, rest))
+    else:
+        metric = "test_error" if scenario == "test-set" else "validation_error"
+        target = idx.test if scenario == "test-set" else idx.validation
+        for kp, rest in kernel_groups:
+            jobs.append(("all", idx.labeled, idx.unlabeled, {metric: target}, kp, rest))
+    return metric, target, jobs
+
+
+def _choose(table, metric, combos, m, scenario):
+    """The summary of the selection metric per combination (mean, sd, n, se, in grid order) and the
+    chosen parameters: ``lambda_min`` and, from the fold means, glmnet's ``lambda_1se``."""
     sel = table[table["metric"] == metric]
     order = {key: i for i, key in enumerate(_params_key(c) for c in combos)}
     summary_table = (sel.groupby("params", sort=False)["value"]
@@ -382,38 +419,23 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
     best_i, i_1se = one_standard_error(means, summary_table["se"].to_numpy(), strength=strength, tol=1e-12)
     lambda_min = decoded[best_i]
     lambda_1se = decoded[i_1se] if scenario == "labeled-cv" else lambda_min
-    summary_table.insert(0, "scenario", label)
-    summary_table.insert(0, "method", m.name)
+    return summary_table, lambda_min, lambda_1se
 
-    test_error, unlabeled_error, refit_n_iter = float("nan"), float("nan"), None
-    if not no_choice:
-        model = None
-    best = lambda_min if refit in ("min", False) else lambda_1se
-    if refit:
-        if no_choice:
-            seconds = refit_seconds
-        else:
-            model, seconds = fit_on_training_set(best)
-        Xu = _take(X, idx.unlabeled)
-        test_error = _error(model, _take(X, idx.test), y[idx.test])
-        unlabeled_error = _error(model, _take(Xu, np.flatnonzero(known_unlabeled)), y[idx.unlabeled][known_unlabeled])
-        extra = [("test_error", test_error), ("unlabeled_error", unlabeled_error)]
-        if idx.validation is not None and len(idx.validation):
-            extra.append(("validation_error", _error(model, _take(X, idx.validation), y[idx.validation])))
-        refit_n_iter = getattr(model, "n_iter", None)
-        if isinstance(refit_n_iter, (numbers.Integral, np.integer)):
-            refit_n_iter = int(refit_n_iter)
-            extra.append(("n_iter", refit_n_iter))       # iterations / restarts / events of the refit
-        else:
-            refit_n_iter = None
-        refit_rows = [{**base, "params": _params_key(best), "fold": "refit", "metric": name, "value": value,
-                       "seconds": seconds, "seed": seed} for name, value in extra]
-        table = pd.concat([table, pd.DataFrame(refit_rows, columns=list(TIDY_COLUMNS))], ignore_index=True)
-    table["fold"] = table["fold"].astype(str)
-    return Selection(results=table, summary_table=summary_table, lambda_min=lambda_min, lambda_1se=lambda_1se,
-                     best_params=best, model=model, test_error=test_error, unlabeled_error=unlabeled_error,
-                     scenario=label, method=m.name, seed=seed, realistic=scenario != "test-set",
-                     refit_n_iter=refit_n_iter)
+
+def _refit_scores(model, X, y, idx, known_unlabeled):
+    """The refit's ``(metric, value)`` rows (test, unlabelled, validation errors in %, ``n_iter`` when the
+    model has one) and its ``n_iter`` (None without)."""
+    Xu = _take(X, idx.unlabeled)
+    extra = [("test_error", _error(model, _take(X, idx.test), y[idx.test])),
+             ("unlabeled_error", _error(model, _take(Xu, np.flatnonzero(known_unlabeled)),
+                                        y[idx.unlabeled][known_unlabeled]))]
+    if idx.validation is not None and len(idx.validation):
+        extra.append(("validation_error", _error(model, _take(X, idx.validation), y[idx.validation])))
+    n_iter = getattr(model, "n_iter", None)
+    if not isinstance(n_iter, (numbers.Integral, np.integer)):
+        return extra, None
+    extra.append(("n_iter", int(n_iter)))       # iterations / restarts / events of the refit
+    return extra, int(n_iter)
 
 
 def _check_data(X, y, idx, scenario, refit):
