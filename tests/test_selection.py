@@ -335,3 +335,20 @@ def test_one_combination_scored_on_validation_is_fitted_once(monkeypatch, moons)
     select("rlsc", X, y, split, grid={"lam": [0.1, 1.0]}, fixed={"kernel": "rbf", "sigma": 0.5},
            scenario="validation", rng=0, progress=False)
     assert len(calls) == 2                    # one fit for the whole λ grid (one eigendecomposition), the refit
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_every_registered_method_runs_through_select(name, moons):
+    """Each adapter with the kernel select hands it (a CachedKernel callable) and its default grid's
+    middle values: a model clearly better than chance on two moons, with its refit recorded."""
+    X, y, split = moons
+    m = get_method(name)
+    grid = {k: [v[len(v) // 2]] for k, v in m.grid.items()}
+    fixed = {"kernel": "rbf", "sigma": 0.5}
+    if m.family in ("laplacian", "path"):
+        fixed["neighbors"] = 5
+    if name == "s2rlsc":
+        fixed["restarts"] = 2
+    cv = select(name, X, y, split, grid=grid, fixed=fixed, n_folds=3, rng=0, progress=False)
+    assert cv.test_error < 30.0, (name, cv.test_error)
+    assert set(cv.results.query("fold == 'refit'")["metric"]) >= {"test_error", "unlabeled_error"}

@@ -243,7 +243,7 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
     X_unlabeled : array-like of shape (n_unlabeled, n_features)
         May have zero rows (the supervised SVM path); kernel rows ``(n_unlabeled, n)`` with
         ``kernel="precomputed"``.
-    kernel : {"linear", "rbf", "polynomial", "precomputed"}, default="rbf"
+    kernel : {"linear", "rbf", "polynomial", "precomputed"} or callable, default="rbf"
     sigma : float, default=None
         RBF width, ``exp(-‖x - z‖² / (2 σ²))``; required for ``kernel="rbf"``.
     kernel_degree, coef0 : int, float, default=2, 1.0
@@ -292,7 +292,8 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
     """
     from toolkit.kernels import KERNELS, kernel_matrix, stacked_training_kernel
     func = "laplacian_svm_path"
-    check_option(kernel, "kernel", func, KERNELS)
+    if not callable(kernel):
+        check_option(kernel, "kernel", func, KERNELS)
     precomputed = kernel == "precomputed"
     X_labeled = check_matrix(X_labeled, "X_labeled", func, accept_sparse=False)
     X_unlabeled = check_matrix(X_unlabeled, "X_unlabeled", func, accept_sparse=False, allow_empty=True)
