@@ -221,7 +221,10 @@ def test_laplacian_methods_share_the_graph_and_warm_start(moons):
     cv = select("laprlsc", X, y, split, grid=grid, fixed=fixed, scenario="test-set", rng=0, progress=False)
     cold = select("laprlsc", X, y, split, grid=grid, fixed=fixed, scenario="test-set", rng=0, progress=False,
                   warm_start=False)
-    assert cv.results["value"].tolist() == pytest.approx(cold.results["value"].tolist())  # direct solve: exact
+    def errors(sel):                                   # the timing rows (solve_seconds) differ, of course
+        return sel.results[sel.results["metric"].str.endswith("_error")]["value"].tolist()
+
+    assert errors(cv) == pytest.approx(errors(cold))   # direct solve: exact
     best = {k: v for k, v in cv.best_params.items() if k not in ("kernel", "sigma")}
     fit = laprlsc(X[split.labeled], y[split.labeled], X[split.unlabeled], kernel="rbf", sigma=0.5, **best)
     assert cv.test_error == pytest.approx(np.mean(fit.predict(X[split.test]) != y[split.test]) * 100)

@@ -1,4 +1,5 @@
-"""``ssl-toolkit reproduce NAME [--quick] [--jobs N] [--output DIR]`` and ``reproduce --list``."""
+"""``ssl-toolkit reproduce NAME [--quick] [--jobs N] [--output DIR]``, ``reproduce --list`` and
+``ssl-toolkit scorecard [--output DIR]``."""
 from __future__ import annotations
 
 import os
@@ -24,6 +25,28 @@ def register(subparsers) -> None:
     parser.add_argument("--strict", action="store_true",
                         help="exit with status 1 when a configuration failed (default: report it and exit 0)")
     parser.set_defaults(func=_reproduce)
+    card = subparsers.add_parser(
+        "scorecard", help="rebuild reports/reproduction.csv and .md from the committed per-split results",
+        description="Score every published cell of the papers (the experiments' declared numbers) against "
+                    "DIR/NAME/splits.csv, written by `ssl-toolkit reproduce NAME`: DIR/reproduction.csv (tidy, one "
+                    "row per cell) and DIR/reproduction.md (counts within one and two published sd per paper and "
+                    "table, time ratios, cells not attempted).")
+    card.add_argument("--output", default="reports", metavar="DIR",
+                      help="the reports folder, relative to the current directory (default: reports)")
+    card.set_defaults(func=_scorecard)
+
+
+def _scorecard(args) -> int:
+    from ._scorecard import write_scorecard
+
+    card = write_scorecard(args.output)
+    attempted = card[card["ours_mean"].notna()]
+    with_sd = attempted[attempted["published_sd"] > 0]
+    within = int((with_sd["sd_distance"] <= 1).sum())
+    print(f"scorecard: {len(attempted)} of {len(card)} published cells attempted, {within} of {len(with_sd)} "
+          f"within one published sd")
+    print(f"written: {args.output}/reproduction.csv, {args.output}/reproduction.md")
+    return 0
 
 
 def _reproduce(args) -> int:

@@ -484,5 +484,5 @@ def _published(path, spec, task_names, labels, declared, scenarios) -> list[dict
                       and entry.get("scenario") in (None, d[2])]
             if wanted and cell(entry) not in seen:
                 seen.add(cell(entry))
-                published.append(dict(entry))
+                published.append({**entry, "borrowed_from": name})   # the scorecard scores it in `name` only
     return published

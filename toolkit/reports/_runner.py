@@ -42,6 +42,7 @@ from pathlib import Path
 from ._experiments import Configuration, Experiment, load_experiment, notebooks_dir
 from ._kernels import KERNEL_NAME, KernelPool, KernelSession, kernel_spec
 from ._record import RECORD_MIME, read_records
+from ._scorecard import split_values, write_scorecard
 
 __all__ = ["run_experiment", "render_report", "RunSummary", "kernel_name", "published_table"]
 
@@ -325,6 +326,8 @@ def run_experiment(experiment, *, output="reports", quick=False, jobs=1, log=pri
         results_path = folder / "results.csv"
         if frames:
             _atomic_write_csv(results_path, pd.concat(frames, ignore_index=True))
+            # the per-split values of the refits: small, committed, the scorecard's input
+            _atomic_write_csv(folder / "splits.csv", split_values(exp.name, pd.concat(frames, ignore_index=True)))
         params_of = {c.key: c.parameters for c in exp.configurations}
         failures_frame = pd.DataFrame(
             [(*f, json.dumps(params_of[f[0]]["grid"]), json.dumps(params_of[f[0]]["fixed"])) for f in failures],
@@ -336,6 +339,11 @@ def run_experiment(experiment, *, output="reports", quick=False, jobs=1, log=pri
             _atomic_write_text(folder / "summary.md", _summary_markdown(
                 exp, pd.concat(frames, ignore_index=True), published, failures,
                 {task: (v["n_train"], v["n_test"]) for task, v in sizes.items()}))
+        if frames and exp.published:
+            try:
+                write_scorecard(folder.parent)
+            except Exception as exc:      # the scorecard of the other experiments must not stop this run
+                log(f"scorecard not updated: {_error_text(exc)}")
         if report and frames:
             report_start = time.perf_counter()
             report_path = pool.submit(lambda session: render_report(exp, folder, session=session)).result()

@@ -423,14 +423,17 @@ def _choose(table, metric, combos, m, scenario):
 
 
 def _refit_scores(model, X, y, idx, known_unlabeled):
-    """The refit's ``(metric, value)`` rows (test, unlabelled, validation errors in %, ``n_iter`` when the
-    model has one) and its ``n_iter`` (None without)."""
+    """The refit's ``(metric, value)`` rows (test, unlabelled, validation errors in %; ``solve_seconds``
+    and ``n_iter`` when the model reports them) and its ``n_iter`` (None without)."""
     Xu = _take(X, idx.unlabeled)
     extra = [("test_error", _error(model, _take(X, idx.test), y[idx.test])),
              ("unlabeled_error", _error(model, _take(Xu, np.flatnonzero(known_unlabeled)),
                                         y[idx.unlabeled][known_unlabeled]))]
     if idx.validation is not None and len(idx.validation):
         extra.append(("validation_error", _error(model, _take(X, idx.validation), y[idx.validation])))
+    timings = getattr(model, "timings", None)
+    if isinstance(timings, Mapping) and isinstance(timings.get("solve"), numbers.Real):
+        extra.append(("solve_seconds", float(timings["solve"])))    # the solver alone (no kernel, no graph)
     n_iter = getattr(model, "n_iter", None)
     if not isinstance(n_iter, (numbers.Integral, np.integer)):
         return extra, None

@@ -1,0 +1,101 @@
+"""The reproduction scorecard: cells computed from per-split results, reasons for the cells not
+attempted, and the committed scorecard recomputed from the committed per-split results."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from toolkit.reports._scorecard import (SCORECARD_COLUMNS, SPLIT_COLUMNS, _source_parts, scorecard,
+                                        split_values, write_scorecard)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _published(**over):
+    row = {"experiment": "exp", "task": "T1", "method": "lapsvm", "scenario": "validation", "metric": "test_error",
+           "mean": 10.0, "sd": 2.0, "source": "Melacci & Belkin (2011), Table 4 (T)"}
+    row.update(over)
+    return row
+
+
+def test_source_is_split_into_paper_table_and_column():
+    assert _source_parts("Melacci & Belkin (2011), Table 4 (T)") == ("Melacci & Belkin 2011", "Table 4", "T")
+    assert _source_parts("Gieseke et al. (2012), Table 3 (realistic)") == ("Gieseke et al. 2012", "Table 3",
+                                                                           "realistic")
+    assert _source_parts("Melacci & Belkin (2011), Table 6 (training time in s)")[2] == "training time in s"
+
+
+def test_cells_are_the_mean_and_sd_over_the_splits():
+    values = np.array([8.0, 11.0, 14.0, 9.5])
+    splits = pd.DataFrame({"experiment": "exp", "task": "T1", "method": "lapsvm", "scenario": "validation",
+                           "split": range(4), "metric": "test_error", "value": values})[SPLIT_COLUMNS]
+    published = pd.DataFrame([_published(), _published(method="svc"), _published(task="T2")])
+    card = scorecard(published, splits, declared_tasks={"exp": {"T1"}})
+    assert list(card.columns) == SCORECARD_COLUMNS
+    hit = card.iloc[0]
+    assert hit["ours_mean"] == pytest.approx(values.mean()) and hit["ours_sd"] == pytest.approx(values.std(ddof=1))
+    assert hit["splits"] == 4 and hit["sd_distance"] == pytest.approx(abs(values.mean() - 10.0) / 2.0)
+    assert (hit["paper"], hit["table"], hit["column"]) == ("Melacci & Belkin 2011", "Table 4", "T")
+    assert np.isnan(card.iloc[1]["ours_mean"]) and "no result for this method" in card.iloc[1]["note"]
+    assert "leaves this task out" in card.iloc[2]["note"]
+    failures = pd.DataFrame([{"experiment": "exp", "task": "T1", "method": "svc", "scenario": "validation",
+                              "error": "ValueError: boom"}])
+    again = scorecard(published, splits, failures=failures, declared_tasks={"exp": {"T1"}})
+    assert "failed (ValueError: boom)" in again.iloc[1]["note"]
+
+
+def test_training_time_is_the_solvers_own_when_reported():
+    rows = []
+    for split, (fit, solve) in enumerate([(2.0, 0.5), (3.0, 0.7)]):
+        for metric, value in (("test_error", 10.0), ("unlabeled_error", 9.0), ("solve_seconds", solve)):
+            rows.append({"task": "T", "method": "lapsvm", "scenario": "validation", "split": split, "fold": "refit",
+                         "metric": metric, "value": value, "seconds": fit})
+        rows.append({"task": "T", "method": "svc", "scenario": "validation", "split": split, "fold": "refit",
+                     "metric": "test_error", "value": 12.0, "seconds": fit})
+    values = split_values("exp", pd.DataFrame(rows))
+    seconds = values[values["metric"] == "seconds"].set_index(["method", "split"])["value"]
+    assert seconds[("lapsvm", 0)] == 0.5 and seconds[("lapsvm", 1)] == 0.7      # the solve alone
+    assert seconds[("svc", 0)] == 2.0                                             # no solve time: the fit
+    assert set(values["metric"]) == {"test_error", "unlabeled_error", "seconds"}
+
+
+def test_committed_scorecard_is_recomputed_from_the_committed_splits(tmp_path):
+    """reports/reproduction.csv is exactly what the committed reports/*/splits.csv and the declared
+    numbers give (rebuilt here into a copy of the folder)."""
+    committed = pd.read_csv(ROOT / "reports" / "reproduction.csv")
+    assert list(committed.columns) == SCORECARD_COLUMNS
+    for path in (ROOT / "reports").glob("*/splits.csv"):
+        (tmp_path / path.parent.name).mkdir()
+        (tmp_path / path.parent.name / "splits.csv").write_bytes(path.read_bytes())
+        failures = path.with_name("failures.csv")
+        if failures.is_file():
+            (tmp_path / path.parent.name / "failures.csv").write_bytes(failures.read_bytes())
+    rebuilt = write_scorecard(tmp_path)
+    again = pd.read_csv(tmp_path / "reproduction.csv")
+    assert len(rebuilt) == len(committed)
+    pd.testing.assert_frame_equal(again, committed, check_exact=False, rtol=1e-9)
+    assert committed["ours_mean"].notna().sum() > 0
+    missing = committed[committed["ours_mean"].isna()]
+    assert missing["note"].str.startswith("not attempted").all()
+
+
+def test_training_times_are_scored_as_ratios_to_pcg():
+    """Table 6's seconds come from a 2011 machine: the cells compared are the ratios to PCG's time
+    (the paper's claim), with no sd, so they never count as within or outside one sd."""
+    rows = []
+    for method, seconds in (("lapsvm", [0.4, 0.6]), ("lapsvm (PCG)", [0.1, 0.1]), ("lapsvm_dual", [0.2, 0.2])):
+        rows += [{"experiment": "exp", "task": "T1", "method": method, "scenario": "validation", "split": i,
+                  "metric": "seconds", "value": v} for i, v in enumerate(seconds)]
+    splits = pd.DataFrame(rows)[SPLIT_COLUMNS]
+    source = "Melacci & Belkin (2011), Table 6 (training time in s)"
+    published = pd.DataFrame([_published(method=m, metric="seconds", mean=mean, sd=0.01, source=source)
+                              for m, mean in (("lapsvm", 0.3), ("lapsvm (PCG)", 0.1), ("lapsvm_dual", 0.25))])
+    card = scorecard(published, splits, declared_tasks={"exp": {"T1"}}).set_index("method")
+    assert set(card.index) == {"lapsvm ÷ lapsvm (PCG)", "lapsvm_dual ÷ lapsvm (PCG)"}
+    assert card.loc["lapsvm ÷ lapsvm (PCG)", "ours_mean"] == pytest.approx(0.5 / 0.1)
+    assert card.loc["lapsvm ÷ lapsvm (PCG)", "published_mean"] == pytest.approx(3.0)
+    assert card.loc["lapsvm_dual ÷ lapsvm (PCG)", "ours_mean"] == pytest.approx(2.0)
+    assert card["published_sd"].isna().all() and (card["column"] == "training time ratio").all()

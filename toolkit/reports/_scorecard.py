@@ -1,0 +1,286 @@
+"""The reproduction scorecard: every published cell of the papers beside ours, in one tidy table.
+
+Every experiment of the table kind declares the papers' numbers once (its ``published`` entries,
+each with a ``source`` such as ``"Melacci & Belkin (2011), Table 4 (T)"``). The runner writes the
+per-split values of each refitted model to ``reports/NAME/splits.csv`` (committed, small); from
+those files and the declarations :func:`scorecard` builds one row per published cell:
+
+``paper, table, row, method, scenario, column, published_mean, published_sd, ours_mean, ours_sd,
+splits, sd_distance, note``
+
+where ``sd_distance = |ours_mean - published_mean| / published_sd`` and a cell that was not run has
+an empty ``ours_mean`` and the reason in ``note``. :func:`write_scorecard` writes
+``reports/reproduction.csv`` and ``reports/reproduction.md`` (counts within one and two published
+standard deviations per paper and table, the papers' Newton ÷ PCG time ratios beside ours, and every
+cell not attempted). ``ssl-toolkit scorecard`` rebuilds both from the committed files.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["SCORECARD_COLUMNS", "SPLIT_COLUMNS", "split_values", "scorecard", "scorecard_markdown",
+           "write_scorecard"]
+
+#: Columns of ``reports/reproduction.csv``.
+SCORECARD_COLUMNS = ["paper", "table", "row", "method", "scenario", "column", "published_mean", "published_sd",
+                     "ours_mean", "ours_sd", "splits", "sd_distance", "note"]
+#: Columns of the committed per-split results ``reports/NAME/splits.csv``.
+SPLIT_COLUMNS = ["experiment", "task", "method", "scenario", "split", "metric", "value"]
+_REFIT_METRICS = ("test_error", "unlabeled_error", "validation_error")
+_SOURCE = re.compile(r"^(?P<authors>.+?) \((?P<year>\d{4})\), (?P<table>(?:Table|Figure|Fig\.) [^ (]+)"
+                     r"(?: \((?P<column>[^)]*)\))?")
+
+
+def split_values(experiment: str, results):
+    """The per-split values the scorecard needs, from an experiment's tidy ``results``: the refit's
+    test, unlabelled and validation errors (%) and its training time (metric ``"seconds"``: the
+    solver's own solve time when it reports one, as the papers' Table 6 does, else the whole fit)."""
+    import pandas as pd
+
+    refit = results[results["fold"].astype(str) == "refit"]
+    errors = refit[refit["metric"].isin(_REFIT_METRICS)]
+    frames = [errors.assign(experiment=experiment)[SPLIT_COLUMNS]]
+    key = ["task", "method", "scenario", "split"]
+    timed = refit[refit["metric"] == "test_error"].set_index(key)["seconds"]     # one row per refit
+    solve = refit[refit["metric"] == "solve_seconds"].set_index(key)["value"]
+    seconds = solve.reindex(timed.index).fillna(timed).reset_index(name="value")
+    frames.append(seconds.assign(experiment=experiment, metric="seconds")[SPLIT_COLUMNS])
+    out = pd.concat(frames, ignore_index=True)
+    return out.sort_values(["task", "method", "scenario", "metric", "split"], kind="stable").reset_index(drop=True)
+
+
+def _source_parts(source: str):
+    """``("Melacci & Belkin 2011", "Table 4", "T")`` from ``"Melacci & Belkin (2011), Table 4 (T)"``."""
+    m = _SOURCE.match(str(source))
+    if not m:
+        return str(source), "", ""
+    return f"{m['authors']} {m['year']}", m["table"], m["column"] or ""
+
+
+def scorecard(published, splits, *, failures=None, declared_tasks=None):
+    """One row per published cell (:data:`SCORECARD_COLUMNS`).
+
+    Parameters
+    ----------
+    published : pandas.DataFrame
+        The declarations of one or more experiments: ``experiment, task, method, scenario, metric,
+        mean, sd, source``.
+    splits : pandas.DataFrame
+        Per-split values (:data:`SPLIT_COLUMNS`), e.g. the concatenated ``splits.csv`` files.
+    failures : pandas.DataFrame, default=None
+        Failed configurations (``experiment, task, method, scenario, error``): their cells say so.
+    declared_tasks : mapping, default=None
+        Experiment -> the tasks of the run that wrote its ``splits.csv``; other tasks' cells say
+        they were not in that run (e.g. a ``--quick`` run).
+    """
+    import pandas as pd
+
+    rows = []
+    for pub in published.itertuples(index=False):
+        metric = pub.metric if isinstance(pub.metric, str) and pub.metric else "test_error"
+        scenario = pub.scenario if isinstance(pub.scenario, str) else ""
+        part = splits[(splits["experiment"] == pub.experiment) & (splits["task"] == pub.task)
+                      & (splits["method"] == pub.method) & (splits["metric"] == metric)]
+        if scenario:
+            part = part[part["scenario"].astype(str).str.split(" ").str[0] == scenario]
+        values = part["value"].to_numpy(dtype=float)
+        paper, table, column = _source_parts(pub.source)
+        row = {"paper": paper, "table": table, "row": pub.task, "method": pub.method,
+               "scenario": scenario or (part["scenario"].iloc[0].split(" ")[0] if len(part) else ""),
+               "column": column or metric, "published_mean": float(pub.mean),
+               "published_sd": float(pub.sd) if pub.sd == pub.sd else np.nan,
+               "ours_mean": np.nan, "ours_sd": np.nan, "splits": 0, "sd_distance": np.nan, "note": ""}
+        if values.size:
+            row["ours_mean"] = float(values.mean())
+            row["ours_sd"] = float(values.std(ddof=1)) if values.size > 1 else np.nan
+            row["splits"] = int(values.size)
+            if row["published_sd"] > 0:
+                row["sd_distance"] = abs(row["ours_mean"] - row["published_mean"]) / row["published_sd"]
+            if metric == "seconds":
+                row["note"] = "training time on this machine (2 cores), not comparable in absolute terms"
+        else:
+            row["note"] = _missing_reason(pub, failures, declared_tasks)
+        rows.append(row)
+    return _time_ratio_rows(pd.DataFrame(rows, columns=SCORECARD_COLUMNS))
+
+
+#: The method training times are compared with (Melacci & Belkin's Table 6: the dual and Newton
+#: against PCG with the stability check).
+TIME_REFERENCE = "lapsvm (PCG)"
+
+
+def _time_ratio_rows(card):
+    """Training-time cells become ratios to :data:`TIME_REFERENCE` on the same task: absolute seconds
+    of a 2011 machine and of this one are not comparable, the ratio is the paper's claim (Table 6).
+    A ratio has no published sd (the paper gives none), so it is reported, not counted in sd terms."""
+    import pandas as pd
+
+    timed = card["column"].str.contains("training time", na=False)
+    ratios = []
+    for (paper, table, task, scenario), part in card[timed].groupby(["paper", "table", "row", "scenario"],
+                                                                     sort=False):
+        by = {r.method: r for r in part.itertuples(index=False)}
+        ref = by.get(TIME_REFERENCE)
+        if ref is None:
+            continue
+        for method, r in by.items():
+            if method == TIME_REFERENCE:
+                continue
+            ours = r.ours_mean / ref.ours_mean if ref.ours_mean > 0 and r.ours_mean == r.ours_mean else np.nan
+            note = (f"ratio of mean training times (solve only), ours on this machine"
+                    if ours == ours else r.note or ref.note)
+            ratios.append({"paper": paper, "table": table, "row": task, "method": f"{method} ÷ {TIME_REFERENCE}",
+                           "scenario": scenario, "column": "training time ratio",
+                           "published_mean": r.published_mean / ref.published_mean, "published_sd": np.nan,
+                           "ours_mean": ours, "ours_sd": np.nan, "splits": int(min(r.splits, ref.splits)),
+                           "sd_distance": np.nan, "note": note})
+    return pd.concat([card[~timed], pd.DataFrame(ratios, columns=SCORECARD_COLUMNS)], ignore_index=True)
+
+
+def _missing_reason(pub, failures, declared_tasks):
+    if failures is not None and len(failures):
+        hit = failures[(failures["experiment"] == pub.experiment) & (failures["task"] == pub.task)
+                       & (failures["method"] == pub.method)]
+        if len(hit):
+            return f"not attempted: the configuration failed ({str(hit['error'].iloc[0])[:160]})"
+    tasks = (declared_tasks or {}).get(pub.experiment)
+    if tasks is None:
+        return f"not attempted: `ssl-toolkit reproduce {pub.experiment}` has not been run"
+    if pub.task not in tasks:
+        return f"not attempted: the committed run of {pub.experiment} (a --quick run) leaves this task out"
+    return "not attempted: no result for this method in the committed run"
+
+
+def _counts(card):
+    """Attempted cells, and those within one and two published sd, per paper and table."""
+    import pandas as pd
+
+    numeric = card[card["published_sd"] > 0]
+    rows = []
+    for (paper, table), part in card.groupby(["paper", "table"], sort=False):
+        num = numeric[(numeric["paper"] == paper) & (numeric["table"] == table)]
+        attempted = num[num["ours_mean"].notna()]
+        rows.append({"paper": paper, "table": table, "cells": len(part),
+                     "attempted": int(part["ours_mean"].notna().sum()),
+                     "with sd": len(attempted), "within 1 sd": int((attempted["sd_distance"] <= 1).sum()),
+                     "within 2 sd": int((attempted["sd_distance"] <= 2).sum()),
+                     "median splits": float(part.loc[part["ours_mean"].notna(), "splits"].median())
+                     if part["ours_mean"].notna().any() else np.nan})
+    return pd.DataFrame(rows)
+
+
+def _time_ratios(card):
+    """The papers' Table 6 training-time ratios to PCG beside ours, one row per task."""
+    import pandas as pd
+
+    times = card[card["column"] == "training time ratio"]
+    rows = []
+    for task, part in times.groupby("row", sort=False):
+        row = {"task": task}
+        for r in part.itertuples(index=False):
+            name = r.method.split(" ÷ ")[0].replace("lapsvm_dual", "dual").replace("lapsvm", "Newton")
+            row[f"paper {name} ÷ PCG"] = r.published_mean
+            row[f"ours {name} ÷ PCG"] = r.ours_mean
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _markdown(frame, digits=3):
+    def cell(v):
+        if isinstance(v, float):
+            return "" if v != v else f"{v:.{digits}g}"
+        return str(v).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def scorecard_markdown(card) -> str:
+    """``reproduction.md``: counts per paper and table, time ratios, the cells, the cells not attempted."""
+    counts = _counts(card)
+    attempted = card[card["ours_mean"].notna()]
+    with_sd = attempted[attempted["published_sd"] > 0]
+    share = float((with_sd["sd_distance"] <= 1).mean()) if len(with_sd) else float("nan")
+    lines = ["# Reproduction scorecard", "",
+             "Written by `ssl-toolkit scorecard` from the committed per-split results (`reports/*/splits.csv`) "
+             "and the papers' numbers declared in `notebooks/experiments/*.toml`; each experiment's results "
+             "are regenerated by `ssl-toolkit reproduce NAME` (the cells' `splits` say how many splits the "
+             "committed run used). `sd_distance` = |ours − published| / published sd.", "",
+             f"**{len(attempted)} of {len(card)} published cells attempted; "
+             + (f"{100 * share:.0f} % of the {len(with_sd)} with a published sd within one sd.**" if len(with_sd)
+                else "none with a published sd yet.**"), "",
+             "## Per paper and table", "", _markdown(counts), ""]
+    ratios = _time_ratios(card)
+    if len(ratios):
+        lines += ["## Training time ÷ PCG's (Melacci & Belkin, Table 6)", "",
+                  "Absolute times differ by machine; the ratio is what the paper's claim is about. Ours are "
+                  "solve times (kernel, graph and the one-off loading of compiled code excluded).", "",
+                  _markdown(ratios), ""]
+    lines += ["## Cells", "", _markdown(attempted.drop(columns=["note"]).assign(
+        splits=attempted["splits"].astype(int))), ""]
+    missing = card[card["ours_mean"].isna()]
+    if len(missing):
+        lines += ["## Not attempted", "", _markdown(missing[["paper", "table", "row", "method", "column", "note"]]), ""]
+    return "\n".join(lines)
+
+
+def write_scorecard(output="reports", *, experiments=None):
+    """Rebuild ``OUTPUT/reproduction.csv`` and ``OUTPUT/reproduction.md`` from every table
+    experiment's declarations and the ``OUTPUT/NAME/splits.csv`` present (atomic writes).
+
+    Returns the scorecard (a DataFrame).
+    """
+    import pandas as pd
+
+    from ._experiments import list_experiments, load_experiment
+    from ._runner import _atomic_write_text
+
+    folder = Path(output).expanduser().resolve()
+    published, splits, failures, tasks = [], [], [], {}
+    for name in (experiments or list_experiments()):
+        exp = load_experiment(name)
+        if exp.notebook:
+            continue
+        own = [entry for entry in exp.published if "borrowed_from" not in entry]   # a cell is scored in its paper's run
+        if not own:
+            continue
+        declared = pd.DataFrame(own).assign(experiment=exp.name)
+        for column in ("scenario", "metric", "sd"):
+            if column not in declared:
+                declared[column] = "" if column != "sd" else np.nan
+        declared["scenario"] = declared["scenario"].fillna("")
+        scenarios = sorted({c.scenario for c in exp.configurations})
+        if len(scenarios) == 1:          # a cell without a scenario is in the experiment's only one
+            declared["scenario"] = declared["scenario"].where(
+                declared["scenario"].astype(str).str.len() > 0, scenarios[0].split(" ")[0])
+        published.append(declared)
+        path = folder / exp.name / "splits.csv"
+        if path.is_file():
+            frame = pd.read_csv(path, dtype={"task": str, "method": str, "scenario": str})
+            splits.append(frame)
+            tasks[exp.name] = set(frame["task"])
+            fail_path = folder / exp.name / "failures.csv"
+            if fail_path.is_file():
+                fails = pd.read_csv(fail_path)
+                if len(fails):
+                    failures.append(fails.assign(experiment=exp.name))
+                    tasks[exp.name] |= set(fails["task"])
+    if not published:
+        raise ValueError("No experiment declares published numbers: nothing to score.")
+    published = pd.concat(published, ignore_index=True)
+    splits = pd.concat(splits, ignore_index=True) if splits else pd.DataFrame(columns=SPLIT_COLUMNS)
+    failures = pd.concat(failures, ignore_index=True) if failures else None
+    card = scorecard(published, splits, failures=failures, declared_tasks=tasks)
+    # a cell declared by two experiments (quick.toml takes the papers' numbers from theirs): one row,
+    # from the run with the most splits (ties: the paper's own experiment, listed first)
+    key = ["paper", "table", "row", "method", "scenario", "column"]
+    card = (card.assign(_order=np.arange(len(card))).sort_values(["splits", "_order"], ascending=[False, True])
+            .drop_duplicates(key).sort_values("_order").drop(columns="_order").reset_index(drop=True))
+    folder.mkdir(parents=True, exist_ok=True)
+    _atomic_write_text(folder / "reproduction.csv", card.to_csv(index=False, float_format="%.6g"))
+    _atomic_write_text(folder / "reproduction.md", scorecard_markdown(card))
+    return card
