@@ -59,7 +59,7 @@ def test_training_time_is_the_solvers_own_when_reported():
     seconds = values[values["metric"] == "seconds"].set_index(["method", "split"])["value"]
     assert seconds[("lapsvm", 0)] == 0.5 and seconds[("lapsvm", 1)] == 0.7      # the solve alone
     assert seconds[("svc", 0)] == 2.0                                             # no solve time: the fit
-    assert set(values["metric"]) == {"test_error", "unlabeled_error", "seconds"}
+    assert set(values["metric"]) == {"test_error", "unlabeled_error", "seconds"}      # no n_iter reported here
 
 
 def test_committed_scorecard_is_recomputed_from_the_committed_splits(tmp_path):

@@ -355,3 +355,25 @@ def test_every_registered_method_runs_through_select(name, moons):
     cv = select(name, X, y, split, grid=grid, fixed=fixed, n_folds=3, rng=0, progress=False)
     assert cv.test_error < 30.0, (name, cv.test_error)
     assert set(cv.results.query("fold == 'refit'")["metric"]) >= {"test_error", "unlabeled_error"}
+
+
+@pytest.mark.parametrize("stop", ["validation", "mixed"])
+def test_select_hands_the_validation_points_to_a_validation_stopping_rule(stop, moons):
+    """PCG with Melacci & Belkin's validation or mixed check reads V inside the solver: select's refit
+    is exactly lapsvm(..., stop=..., validation=(X_V, y_V)) on L ∪ U (Tables 6-8's PCG rows)."""
+    from toolkit.manifold import lapsvm
+    from toolkit.selection import CachedKernel
+    X, y, split = moons
+    params = dict(gamma_A=1e-2, gamma_I=1.0, neighbors=5, method="pcg", stop=stop)
+    sel = select("lapsvm", X, y, split, grid={}, fixed={"kernel": "rbf", "sigma": 0.5, **params},
+                 scenario="validation", rng=0, progress=False)
+    v = split.validation
+    direct = lapsvm(X[split.labeled], y[split.labeled], X[split.unlabeled], kernel=CachedKernel("rbf", sigma=0.5),
+                    validation=(X[v], y[v]), **params)
+    np.testing.assert_array_equal(sel.model.alpha, direct.alpha)
+    assert sel.model.stop == direct.stop and sel.model.n_iter == direct.n_iter
+    assert len(direct.history["check_error_V"]) >= 1                  # the rule read V at its checks
+    no_v = Indices(split.labeled, split.unlabeled, split.test)
+    with pytest.raises(ValueError, match="'stop' parameter of lapsvm"):
+        select("lapsvm", X, y, no_v, grid={}, fixed={"kernel": "rbf", "sigma": 0.5, **params}, scenario="test-set",
+               rng=0, progress=False)

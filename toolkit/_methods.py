@@ -66,6 +66,10 @@ class Method:
         (e.g. S²RLSC's balance constraint ``eps``, ``balance``).
     shares_graph : bool
         The fit takes ``graphs=`` (one ``L^p`` per data and graph setting, shared across the grid).
+    validation_param : str or None
+        The fit's keyword for a labelled validation set ``(X_V, y_V)``: select passes the split's
+        validation points there when the early-stopping rule (``stop``) is the validation or the
+        mixed check of Melacci & Belkin (§4.1, Tables 6-8).
     description, citation : str
     """
 
@@ -84,6 +88,7 @@ class Method:
     warm_value: Callable[[Any], Any] | None = None
     warm_same: tuple[str, ...] = ()
     shares_graph: bool = False
+    validation_param: str | None = None
     description: str = ""
     citation: str = ""
 
@@ -240,18 +245,18 @@ def _laplacian_of(Xl, Xu, params, graphs):
     return build() if graphs is None else graphs.get(X_all, graph, build)
 
 
-def _fit_lapsvm(Xl, yl, Xu, *, kernel, rng, graphs=None, **params):
+def _fit_lapsvm(Xl, yl, Xu, *, kernel, rng, graphs=None, validation=None, **params):
     from toolkit.manifold import lapsvm
 
     L = _laplacian_of(Xl, Xu, params, graphs)
-    return lapsvm(Xl, yl, Xu, kernel=kernel.for_solver(), laplacian_matrix=L, **params)
+    return lapsvm(Xl, yl, Xu, kernel=kernel.for_solver(), laplacian_matrix=L, validation=validation, **params)
 
 
-def _fit_laprlsc(Xl, yl, Xu, *, kernel, rng, graphs=None, **params):
+def _fit_laprlsc(Xl, yl, Xu, *, kernel, rng, graphs=None, validation=None, **params):
     from toolkit.manifold import laprlsc
 
     L = _laplacian_of(Xl, Xu, params, graphs)
-    return laprlsc(Xl, yl, Xu, kernel=kernel.for_solver(), laplacian_matrix=L, **params)
+    return laprlsc(Xl, yl, Xu, kernel=kernel.for_solver(), laplacian_matrix=L, validation=validation, **params)
 
 
 def _fit_lapsvm_dual(Xl, yl, Xu, *, kernel, rng, graphs=None, **params):
@@ -309,14 +314,14 @@ register_method(Method(
 register_method(Method(
     "lapsvm", _fit_lapsvm,
     params=("gamma_A", "gamma_I", "neighbors", "degree", "normalized", "method", "stop", "weight",
-            "graph_sigma", "metric", "dtype"), shares_graph=True,
+            "graph_sigma", "metric", "dtype"), shares_graph=True, validation_param="validation",
     grid={"gamma_A": (1e-6, 1e-4, 1e-2), "gamma_I": (0.0, 1e-2, 1.0)}, baseline="svc", family="laplacian",
     requires="toolkit.manifold", regularization=("gamma_A", "larger"), warm_start="x0",
     description="Laplacian SVM in the primal", citation="Melacci & Belkin (2011)"))
 register_method(Method(
     "laprlsc", _fit_laprlsc,
     params=("gamma_A", "gamma_I", "neighbors", "degree", "normalized", "method", "stop", "weight",
-            "graph_sigma", "metric"), shares_graph=True,
+            "graph_sigma", "metric"), shares_graph=True, validation_param="validation",
     grid={"gamma_A": (1e-6, 1e-4, 1e-2), "gamma_I": (0.0, 1e-2, 1.0)}, baseline="rlsc", family="laplacian",
     requires="toolkit.manifold", regularization=("gamma_A", "larger"), warm_start="x0",
     description="Laplacian RLSC in the primal", citation="Melacci & Belkin (2011) eq. 14"))

@@ -29,15 +29,16 @@ SCORECARD_COLUMNS = ["paper", "table", "row", "method", "scenario", "column", "p
                      "ours_mean", "ours_sd", "splits", "sd_distance", "note"]
 #: Columns of the committed per-split results ``reports/NAME/splits.csv``.
 SPLIT_COLUMNS = ["experiment", "task", "method", "scenario", "split", "metric", "value"]
-_REFIT_METRICS = ("test_error", "unlabeled_error", "validation_error")
+_REFIT_METRICS = ("test_error", "unlabeled_error", "validation_error", "n_iter")
 _SOURCE = re.compile(r"^(?P<authors>.+?) \((?P<year>\d{4})\), (?P<table>(?:Table|Figure|Fig\.) [^ (]+)"
                      r"(?: \((?P<column>[^)]*)\))?")
 
 
 def split_values(experiment: str, results):
     """The per-split values the scorecard needs, from an experiment's tidy ``results``: the refit's
-    test, unlabelled and validation errors (%) and its training time (metric ``"seconds"``: the
-    solver's own solve time when it reports one, as the papers' Table 6 does, else the whole fit)."""
+    test, unlabelled and validation errors (%), its iterations (``n_iter``: PCG iterations, Newton
+    steps) and its training time (metric ``"seconds"``: the solver's own solve time when it reports
+    one, as the papers' Table 6 does, else the whole fit)."""
     import pandas as pd
 
     refit = results[results["fold"].astype(str) == "refit"]

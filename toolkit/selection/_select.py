@@ -84,11 +84,24 @@ def _take(X, idx):
     return X[idx]
 
 
+#: Early-stopping rules that read a labelled validation set inside the solver (Melacci & Belkin §4.1).
+VALIDATION_STOPS = ("validation", "mixed")
+
+
+def _solver_extras(method: Method, params, X, y, graphs, validation):
+    """What select hands a solver besides its parameters: the selection's graph cache, and the split's
+    validation points ``(X_V, y_V)`` when the solver's early-stopping rule reads them."""
+    extras = {"graphs": graphs} if method.shares_graph else {}
+    if (method.validation_param and params.get("stop") in VALIDATION_STOPS and validation is not None
+            and len(validation)):
+        extras[method.validation_param] = (_take(X, validation), y[validation])
+    return extras
+
+
 def _run_job(method: Method, X, y, jobs_grid, fold, train_l, train_u, evals, kparams, width, seed, base,
-             warm_start=True, graphs=None):
+             warm_start=True, graphs=None, validation=None):
     """Fit every non-kernel parameter combination of one (kernel, fold) job; return tidy rows."""
     kernel = kernel_for(kparams, width)
-    shared = {"graphs": graphs} if method.shares_graph else {}
     Xl, yl, Xu = _take(X, train_l), y[train_l], _take(X, train_u)
     rows = []
 
@@ -120,7 +133,8 @@ def _run_job(method: Method, X, y, jobs_grid, fold, train_l, train_u, evals, kpa
                 and all(params.get(k) == previous_params.get(k) for k in method.warm_same)):
             extra = {method.warm_start: method.warm_value(previous) if method.warm_value else previous}
         start = time.perf_counter()
-        model = method.fit(Xl, yl, Xu, kernel=kernel, rng=seed, **shared, **params, **extra)
+        model = method.fit(Xl, yl, Xu, kernel=kernel, rng=seed, **_solver_extras(method, params, X, y, graphs,
+                                                                                 validation), **params, **extra)
         emit(params, model, time.perf_counter() - start)
         previous, previous_params = model, params
     return rows
@@ -332,7 +346,7 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
         rest = {k: v for k, v in params.items() if k not in KERNEL_PARAMS}
         start = time.perf_counter()
         fitted = m.fit(_take(X, idx.labeled), y[idx.labeled], _take(X, idx.unlabeled), kernel=kernel_for(kp, width),
-                       rng=seed, **({"graphs": graphs} if m.shares_graph else {}), **rest)
+                       rng=seed, **_solver_extras(m, rest, X, y, graphs, idx.validation), **rest)
         return fitted, time.perf_counter() - start
 
     # one combination scored on V or T: the selection fit *is* the refit (same data, same seed), fit once
@@ -343,7 +357,7 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
                  "value": _error(model, _take(X, target), y[target]), "seconds": refit_seconds, "seed": seed}]
     else:
         rows = _execute(m, X, y, jobs, width, seed, base, n_jobs=n_jobs, progress=progress, warm_start=warm_start,
-                        graphs=graphs)
+                        graphs=graphs, validation=idx.validation)
     table = pd.DataFrame(rows, columns=list(TIDY_COLUMNS))
     summary_table, lambda_min, lambda_1se = _choose(table, metric, combos, m, scenario)
     summary_table.insert(0, "scenario", label)
@@ -522,7 +536,8 @@ def _check_grid(m, grid, fixed):
     return grid, fixed
 
 
-def _execute(method, X, y, jobs, width, seed, base, *, n_jobs, progress, warm_start=True, graphs=None):
+def _execute(method, X, y, jobs, width, seed, base, *, n_jobs, progress, warm_start=True, graphs=None,
+             validation=None):
     """Run the jobs (serially or with joblib), with a tqdm.auto progress bar."""
     from joblib import Parallel, delayed
 
@@ -537,13 +552,14 @@ def _execute(method, X, y, jobs, width, seed, base, *, n_jobs, progress, warm_st
         if n_jobs in (None, 1) or len(jobs) == 1:
             for job in jobs:
                 rows.extend(_run_job(method, X, y, job[5], job[0], job[1], job[2], job[3], job[4], width, seed, base,
-                                     warm_start, graphs))
+                                     warm_start, graphs, validation))
                 if bar is not None:
                     bar.update()
         else:
             parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
             for part in parallel(delayed(_run_job)(method, X, y, job[5], job[0], job[1], job[2], job[3], job[4],
-                                                   width, seed, base, warm_start, graphs) for job in jobs):
+                                                   width, seed, base, warm_start, graphs, validation)
+                                    for job in jobs):
                 rows.extend(part)
                 if bar is not None:
                     bar.update()
