@@ -437,14 +437,18 @@ def test_sample_published_csv_is_what_the_runner_writes_for_quick():
 def test_melacci2011_uses_the_published_parameters_without_selection():
     exp = load_experiment("melacci2011")
     by = {(c.task.split(" [")[0], c.method): c.parameters for c in exp.configurations}
-    assert {m for _, m in by} == {"svc", "rlsc", "laprlsc", "lapsvm", "lapsvm (PCG)", "lapsvm_dual"}
+    assert {m for _, m in by} == {"svc", "rlsc", "laprlsc", "lapsvm", "lapsvm (PCG)", "lapsvm (PCG validation)",
+                                  "lapsvm (PCG mixed)", "lapsvm_dual"}
     for (task, method), p in by.items():
         assert p["scenario"] == "validation" and p["protocol"] == "melacci-belkin" and p["n_splits"] == 12
-        if method in ("laprlsc", "lapsvm", "lapsvm (PCG)"):  # Tables 9-10: fixed, no grid
+        if method.startswith(("laprlsc", "lapsvm")) and method != "lapsvm_dual":  # Tables 9-10: fixed, no grid
             assert p["grid"] == {} and {"gamma_A", "gamma_I", "sigma", "neighbors", "degree"} <= set(p["fixed"])
     assert by[("G50C", "lapsvm")]["fixed"] == {"kernel": "rbf", "sigma": 17.5, "neighbors": 50, "degree": 5, "weight": "heat",
                                                 "method": "newton", "gamma_A": 0.1, "gamma_I": 10.0}
     assert by[("PCMAC", "lapsvm (PCG)")]["fixed"]["gamma_A"] == 1e-4       # Table 10, not Newton's 1e-6
+    assert by[("COIL20(B)", "lapsvm (PCG validation)")]["fixed"]["gamma_I"] == 100.0   # Table 10's validation check
+    assert by[("COIL20(B)", "lapsvm (PCG validation)")]["fixed"]["stop"] == "validation"
+    assert by[("PCMAC", "lapsvm (PCG mixed)")]["fixed"]["gamma_I"] == 0.1
     for task in ("COIL20(B)", "COIL20"):  # σ = 0.6 of Table 9 is meant for unit-norm images
         assert all(by[(task, m)]["options"] == {"normalize": "unit"} for m in ("svc", "lapsvm", "laprlsc"))
     # every configuration has the paper's test error beside it, and Table 6's times for the LapSVMs

@@ -51,7 +51,7 @@ METHOD_KEYS = {"name": str, "grid": dict, "fixed": dict, "tasks": list, "scenari
 PUBLISHED_KEYS = {"task": str, "method": str, "scenario": str, "mean": float, "sd": float, "source": str,
                   "metric": str}
 #: what a published number is compared with (the refitted model's metric, or its fit time)
-PUBLISHED_METRICS = ("test_error", "unlabeled_error", "validation_error", "seconds")
+PUBLISHED_METRICS = ("test_error", "unlabeled_error", "validation_error", "seconds", "n_iter")
 QUICK_KEYS = {"splits": int, "n_folds": int, "scenarios": list, "tasks": list, "methods": list, "fixed": dict,
               "thin": int, "parameters": dict}
 NOTEBOOK_KEYS = {"title", "description", "references", "notebook", "parameters", "quick"}
