@@ -509,3 +509,13 @@ def test_summary_markdown_sets_our_numbers_beside_the_papers(tmp_path):
     assert "| Moons [8/20/30] | svc | 3 | 20.0 ± 1.0 | 20.0 ± 0.0 | A made-up paper (2024), Table 3 |" in text
     assert "| Moons [8/20/30] | rlsc | 3 | 9.0 ± 0.0 | 10.0 ± 1.0 | A made-up paper (2024), Table 2 |" in text
     assert "## Summary" in text and "0 configuration(s) failed" in text
+
+
+def test_a_quick_run_says_how_many_splits_it_ran():
+    """gieseke2012's description states the papers' 10 partitions; its --quick run's report must not."""
+    full, quick = load_experiment("gieseke2012"), load_experiment("gieseke2012", quick=True)
+    assert "10 random partitions" in full.description and "--quick" not in full.description
+    n = {c.parameters["n_splits"] for c in quick.configurations}
+    assert quick.description.endswith(f"This is the --quick run: {n.pop()} splits per task, "
+                                      f"{len({c.task for c in quick.configurations})} of "
+                                      f"{len({c.task for c in full.configurations})} tasks, thinned grids.")

@@ -437,8 +437,14 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
                     parameters["label"] = entry["label"]
                 configurations.append(Configuration(parameters, task_name, label, scenario))
     published = _published(path, spec, task_names, labels, declared, SCENARIOS)
+    description = spec.get("description", "")
+    if quick:   # the description states the full protocol: say what this run does instead
+        ran = sorted({c.parameters["n_splits"] for c in configurations})
+        description += (f" This is the --quick run: {' / '.join(map(str, ran))} splits per task, "
+                        f"{len({c.task for c in configurations})} of {len(tasks)} tasks"
+                        + (", thinned grids" if quick_spec.get("thin", 1) > 1 else "") + ".")
     return Experiment(name=path.stem, path=path, title=spec.get("title", path.stem),
-                      description=spec.get("description", ""), configurations=tuple(configurations),
+                      description=description, configurations=tuple(configurations),
                       published=tuple(published), skipped=tuple(skipped),
                       references=tuple(spec.get("references", [])), settings=settings)
 
