@@ -4,16 +4,20 @@
 >>> run_experiment("quick", output="reports")                       # doctest: +SKIP
 
 Notebooks hand their metrics back through :func:`record`; :func:`read_records` reads them from an
-executed notebook. The command line is ``ssl-toolkit reproduce NAME [--quick] [--jobs N]``.
+executed notebook. The command line is ``ssl-toolkit reproduce NAME [--quick] [--jobs N]``;
+:func:`write_scorecard` (``ssl-toolkit scorecard``) scores every published cell of the papers against
+the committed per-split results (``reports/reproduction.csv`` and ``.md``).
 """
 from ._experiments import (Configuration, Experiment, ExperimentError, list_experiments, load_experiment,
                            notebooks_dir)
 from ._record import RECORD_MIME, read_records, record, show_figure
 from ._runner import RunSummary, kernel_name, render_report, run_experiment
+from ._scorecard import SCORECARD_COLUMNS, scorecard, write_scorecard
 from . import _tables as tables
 
 __all__ = [
     "record", "read_records", "show_figure", "RECORD_MIME",
     "Experiment", "Configuration", "ExperimentError", "load_experiment", "list_experiments", "notebooks_dir",
     "run_experiment", "render_report", "RunSummary", "kernel_name", "tables",
+    "scorecard", "write_scorecard", "SCORECARD_COLUMNS",
 ]
