@@ -377,3 +377,22 @@ def test_select_hands_the_validation_points_to_a_validation_stopping_rule(stop, 
     with pytest.raises(ValueError, match="'stop' parameter of lapsvm"):
         select("lapsvm", X, y, no_v, grid={}, fixed={"kernel": "rbf", "sigma": 0.5, **params}, scenario="test-set",
                rng=0, progress=False)
+
+
+def test_multiclass_methods_select_on_more_than_two_classes():
+    """SVC and the Laplacian family are one-vs-all / multi-class: select runs them on three classes
+    (Melacci & Belkin's COIL20 and USPST); the two-class solvers say they are two-class."""
+    from sklearn.datasets import make_blobs
+    X, y = make_blobs(150, centers=[[-4, 0], [0, 4], [4, 0]], cluster_std=0.8, random_state=0)
+    lab = np.r_[[np.flatnonzero(y == c)[:4] for c in range(3)]].ravel()
+    rest = np.setdiff1d(np.arange(150), lab)
+    split = Indices(lab, rest[:90], rest[90:], None)
+    for name in ("svc", "lapsvm", "laprlsc", "lapsvm_dual"):
+        m = get_method(name)
+        grid = {k: [v[len(v) // 2]] for k, v in m.grid.items()}
+        cv = select(name, X, y, split, grid=grid, fixed={"kernel": "rbf", "sigma": 2.0}, scenario="test-set",
+                    rng=0, progress=False)
+        assert cv.test_error < 10.0, (name, cv.test_error)
+        assert set(np.unique(cv.model.predict(X[rest]))) <= {0, 1, 2}
+    with pytest.raises(ValueError, match=r"exactly two classes \(rlsc is a two-class solver\)"):
+        select("rlsc", X, y, split, grid={"lam": [1.0]}, scenario="test-set", rng=0, progress=False)

@@ -66,6 +66,8 @@ class Method:
         (e.g. S²RLSC's balance constraint ``eps``, ``balance``).
     shares_graph : bool
         The fit takes ``graphs=`` (one ``L^p`` per data and graph setting, shared across the grid).
+    multiclass : bool
+        The solver handles more than two classes (one-vs-all or natively); the others need exactly two.
     validation_param : str or None
         The fit's keyword for a labelled validation set ``(X_V, y_V)``: select passes the split's
         validation points there when the early-stopping rule (``stop``) is the validation or the
@@ -89,6 +91,7 @@ class Method:
     warm_same: tuple[str, ...] = ()
     shares_graph: bool = False
     validation_param: str | None = None
+    multiclass: bool = False
     description: str = ""
     citation: str = ""
 
@@ -294,7 +297,7 @@ _POW2 = tuple(float(2.0 ** k) for k in range(-10, 11, 2))
 
 register_method(Method(
     "svc", _fit_svc, params=("C",), grid={"C": tuple(float(2.0 ** k) for k in range(-4, 11, 2))},
-    family="supervised", regularization=("C", "smaller"),
+    family="supervised", regularization=("C", "smaller"), multiclass=True,
     description="support vector machine (scikit-learn SVC, precomputed kernel)",
     citation="Chang & Lin (2011), LIBSVM"))
 register_method(Method(
@@ -314,21 +317,21 @@ register_method(Method(
 register_method(Method(
     "lapsvm", _fit_lapsvm,
     params=("gamma_A", "gamma_I", "neighbors", "degree", "normalized", "method", "stop", "weight",
-            "graph_sigma", "metric", "dtype"), shares_graph=True, validation_param="validation",
+            "graph_sigma", "metric", "dtype"), shares_graph=True, validation_param="validation", multiclass=True,
     grid={"gamma_A": (1e-6, 1e-4, 1e-2), "gamma_I": (0.0, 1e-2, 1.0)}, baseline="svc", family="laplacian",
     requires="toolkit.manifold", regularization=("gamma_A", "larger"), warm_start="x0",
     description="Laplacian SVM in the primal", citation="Melacci & Belkin (2011)"))
 register_method(Method(
     "laprlsc", _fit_laprlsc,
     params=("gamma_A", "gamma_I", "neighbors", "degree", "normalized", "method", "stop", "weight",
-            "graph_sigma", "metric"), shares_graph=True, validation_param="validation",
+            "graph_sigma", "metric"), shares_graph=True, validation_param="validation", multiclass=True,
     grid={"gamma_A": (1e-6, 1e-4, 1e-2), "gamma_I": (0.0, 1e-2, 1.0)}, baseline="rlsc", family="laplacian",
     requires="toolkit.manifold", regularization=("gamma_A", "larger"), warm_start="x0",
     description="Laplacian RLSC in the primal", citation="Melacci & Belkin (2011) eq. 14"))
 register_method(Method(
     "lapsvm_dual", _fit_lapsvm_dual,
     params=("gamma_A", "gamma_I", "neighbors", "degree", "normalized", "weight", "graph_sigma",
-            "metric"), shares_graph=True,
+            "metric"), shares_graph=True, multiclass=True,
     grid={"gamma_A": (1e-6, 1e-4, 1e-2), "gamma_I": (1e-2, 1.0)}, baseline="svc", family="laplacian",
     requires="toolkit.manifold", regularization=("gamma_A", "larger"),
     description="Laplacian SVM, the original hinge-loss dual", citation="Belkin, Niyogi & Sindhwani (2006)"))

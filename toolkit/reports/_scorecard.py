@@ -182,7 +182,8 @@ def _time_ratios(card):
     for task, part in times.groupby("row", sort=False):
         row = {"task": task}
         for r in part.itertuples(index=False):
-            name = r.method.split(" ÷ ")[0].replace("lapsvm_dual", "dual").replace("lapsvm", "Newton")
+            method = r.method.split(" ÷ ")[0]
+            name = {"lapsvm": "Newton", "lapsvm_dual": "dual"}.get(method, method.replace("lapsvm (", "").rstrip(")"))
             row[f"paper {name} ÷ PCG"] = r.published_mean
             row[f"ours {name} ÷ PCG"] = r.ours_mean
         rows.append(row)

@@ -313,7 +313,7 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
     generator, seed = check_rng(rng)
     if seed is None:
         seed = int(generator.integers(2**31))
-    X, y, idx, classes, known_unlabeled = _check_data(X, y, Indices.of(split), scenario, refit)
+    X, y, idx, classes, known_unlabeled = _check_data(X, y, Indices.of(split), scenario, refit, m)
     grid, fixed = _check_grid(m, grid, fixed)
     if scenario == "validation" and (idx.validation is None or len(idx.validation) == 0):
         raise ValueError("scenario='validation' needs a split with 'validation' indices.")
@@ -455,7 +455,7 @@ def _refit_scores(model, X, y, idx, known_unlabeled):
     return extra, int(n_iter)
 
 
-def _check_data(X, y, idx, scenario, refit):
+def _check_data(X, y, idx, scenario, refit, method):
     """Validate ``X``, ``y`` and the split against each other, once, at the boundary of :func:`select`.
 
     Returns ``X`` (float array or CSR), ``y``, the split with int64 indices, the two labelled
@@ -488,8 +488,10 @@ def _check_data(X, y, idx, scenario, refit):
         raise ValueError(f"The 'y' parameter of {func} must have a finite label on every labelled row. "
                          f"Got NaN or inf on {bad.size} labelled rows (e.g. row {int(bad[0])}) instead.")
     classes = np.unique(y_labeled)
-    if classes.size != 2:
-        raise ValueError(f"The 'y' parameter of {func} must give the labelled rows exactly two classes. "
+    if classes.size < 2 or (classes.size > 2 and not method.multiclass):
+        want = ("at least two classes" if method.multiclass else "exactly two classes"
+                + (f" ({method.name} is a two-class solver)" if classes.size > 2 else ""))
+        raise ValueError(f"The 'y' parameter of {func} must give the labelled rows {want}. "
                          f"Got {classes.tolist()} instead.")
     for name in ("test", "validation"):
         rows = getattr(idx, name)
