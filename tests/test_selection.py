@@ -334,6 +334,8 @@ def test_one_combination_scored_on_validation_is_fitted_once(monkeypatch, moons)
     assert rows[("all", "validation_error")] == rows[("refit", "validation_error")] == pytest.approx(
         100 * np.mean(fit.predict(X[v]) != y[v]))
     assert cv.test_error == pytest.approx(100 * np.mean(fit.predict(X[split.test]) != y[split.test]))
+    seconds = cv.results.groupby("fold")["seconds"].max()
+    assert seconds["all"] == 0.0 and seconds["refit"] > 0        # one fit, its time counted once
     calls.clear()
     select("rlsc", X, y, split, grid={"lam": [0.1, 1.0]}, fixed={"kernel": "rbf", "sigma": 0.5},
            scenario="validation", rng=0, progress=False)

@@ -353,8 +353,8 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
     no_choice = scenario != "labeled-cv" and len(combos) == 1 and bool(refit)
     if no_choice:
         model, refit_seconds = fit_on_training_set(combos[0])
-        rows = [{**base, "params": _params_key(combos[0]), "fold": "all", "metric": metric,
-                 "value": _error(model, _take(X, target), y[target]), "seconds": refit_seconds, "seed": seed}]
+        rows = [{**base, "params": _params_key(combos[0]), "fold": "all", "metric": metric,   # no fit of its own:
+                 "value": _error(model, _take(X, target), y[target]), "seconds": 0.0, "seed": seed}]  # the refit's
     else:
         rows = _execute(m, X, y, jobs, width, seed, base, n_jobs=n_jobs, progress=progress, warm_start=warm_start,
                         graphs=graphs, validation=idx.validation)
