@@ -102,11 +102,11 @@ def _command(experiment: Experiment) -> str:
     return f"ssl-toolkit reproduce {experiment.name}" + (" --quick" if experiment.settings.get("quick") else "")
 
 
-def _markdown_table(frame) -> str:
-    """A DataFrame as a GitHub markdown table (numbers with 4 significant digits)."""
+def _markdown_table(frame, *, digits=4, missing="–") -> str:
+    """A DataFrame as a GitHub markdown table (numbers with ``digits`` significant digits, NaN as ``missing``)."""
     def cell(value):
         if isinstance(value, float):
-            return "–" if value != value else f"{value:.4g}"
+            return missing if value != value else f"{value:.{digits}g}"
         return str(value).replace("|", "\\|")
 
     lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]

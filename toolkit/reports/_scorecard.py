@@ -190,15 +190,10 @@ def _time_ratios(card):
     return pd.DataFrame(rows)
 
 
-def _markdown(frame, digits=3):
-    def cell(v):
-        if isinstance(v, float):
-            return "" if v != v else f"{v:.{digits}g}"
-        return str(v).replace("|", "\\|")
+def _markdown(frame):
+    from ._runner import _markdown_table
 
-    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
-    return "\n".join(lines)
+    return _markdown_table(frame, digits=3, missing="")
 
 
 def scorecard_markdown(card) -> str:
