@@ -519,3 +519,20 @@ def test_a_quick_run_says_how_many_splits_it_ran():
     assert quick.description.endswith(f"This is the --quick run: {n.pop()} splits per task, "
                                       f"{len({c.task for c in quick.configurations})} of "
                                       f"{len({c.task for c in full.configurations})} tasks, thinned grids.")
+
+
+def test_gieseke2011_declares_table1_as_the_paper_states_it():
+    """Table 1 of Gieseke et al. (2011): 12 rows, RLSC and S²RLSC in both scenarios (48 published cells),
+    linear kernel, λ in 2^-10..2^10, λ' in {0.01, 1, 100}, ε = 0.1, one local search from RLSC's labels."""
+    exp = load_experiment("gieseke2011")
+    assert len({c.task for c in exp.configurations}) == 12 and len(exp.published) == 48
+    assert {(c.method, c.scenario) for c in exp.configurations} == {
+        (m, s) for m in ("rlsc", "s2rlsc") for s in ("labeled-cv", "test-set")}
+    s2 = next(c.parameters for c in exp.configurations if c.method == "s2rlsc")
+    assert s2["grid"]["lam_u"] == [0.01, 1.0, 100.0] and len(s2["grid"]["lam"]) == 21
+    assert s2["fixed"] == {"kernel": "linear", "search": "1+1", "order": "round-robin", "init": "rlsc",
+                           "restarts": 1, "eps": 0.1}
+    assert all(c.parameters["n_splits"] == 10 and c.parameters["fixed"]["kernel"] == "linear"
+               for c in exp.configurations)
+    usps = next(c.parameters for c in exp.configurations if c.task == "USPS(8,0) [45/1085/1131]")
+    assert (usps["l"], usps["u"], usps["t"], usps["classes"]) == (45, 1085, 1131, [8, 0])
