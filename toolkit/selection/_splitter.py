@@ -22,14 +22,11 @@ _SCENARIO_LABELS = {
     "test-set": "test-set (non-realistic)",
     "validation": "validation",
 }
-TIDY_COLUMNS = ("dataset", "task", "split", "method", "params", "scenario", "fold", "metric", "value",
-                "seconds", "seed")
 
 
 def scenario_label(scenario: str) -> str:
     """The label used in every output: ``"test-set"`` is always marked ``(non-realistic)``."""
     return _SCENARIO_LABELS.get(scenario, scenario)
-
 
 
 class SemiSupervisedKFold:
