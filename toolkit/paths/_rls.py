@@ -33,7 +33,7 @@ class RlscPath:
     Attributes
     ----------
     lambdas : ndarray of shape (n_lambdas,)
-        Decreasing grid; ``coef(s)`` and ``decision_function(K_cross, s)`` accept any λ > 0.
+        Decreasing grid; ``coef(s)`` and ``decision_function(X, s)`` accept any λ > 0.
     loo_predictions : ndarray of shape (n_lambdas, n_samples)
         ``f⁽⁻ⁱ⁾(x_i)``: the prediction at each point of the fit without it.
     loo_error : ndarray of shape (n_lambdas,)
@@ -77,7 +77,7 @@ class RlscPath:
         return arr
 
     def coef(self, s):
-        """Expansion coefficients ``c(λ)`` (``f = K_cross @ c``) at λ = ``s``, exact.
+        """Expansion coefficients ``c(λ)`` (``f = K(x, X_train) @ c``) at λ = ``s``, exact.
 
         Returns
         -------

@@ -235,9 +235,9 @@ class SvmPath:
         h = (self.y[None, :] * self.alphas) @ K + self.alpha0s[:, None]
         return self.y[None, :] * h / self.breakpoints[:, None]
 
-    def predict(self, K_cross, s):
-        """Labels ``sign f(x)`` in {-1, +1} (0 maps to +1) at λ = ``s``; shapes as :meth:`decision_function`."""
-        f = self.decision_function(K_cross, s)
+    def predict(self, X, s):
+        """Labels ``sign f(x)`` in {-1, +1} (0 maps to +1) at λ = ``s``; ``X`` and shapes as :meth:`decision_function`."""
+        f = self.decision_function(X, s)
         return np.where(f >= 0, 1.0, -1.0)
 
     # ------------------------------------------------------------------ reporting
