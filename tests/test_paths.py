@@ -511,6 +511,13 @@ def test_validation_curve_and_cv():
     cvl = cv_laplacian_svm_path(Xl, yl, Xu, n_folds=3, n_lambdas=15, sigma=0.4, neighbors=5, gamma_ratio=2.0, rng=0)
     assert cvl.fold_error.shape == (3, 15)
     assert np.isfinite(cvl.error).all()
+    # the graph given as an operator (never formed) is permuted per fold like the matrix
+    from toolkit.graphs import laplacian, laplacian_operator
+    L1 = laplacian(np.vstack([Xl, Xu]), neighbors=5)
+    kw = dict(n_folds=3, n_lambdas=15, sigma=0.4, gamma_ratio=2.0, rng=0)
+    by_matrix = cv_laplacian_svm_path(Xl, yl, Xu, laplacian_matrix=L1 @ L1, **kw)
+    by_operator = cv_laplacian_svm_path(Xl, yl, Xu, laplacian_matrix=laplacian_operator(L1, degree=2), **kw)
+    np.testing.assert_allclose(by_operator.fold_error, by_matrix.fold_error)
 
 
 def test_cv_svm_path_uses_the_one_fold_assignment():

@@ -259,28 +259,20 @@ def cv_svm_path(X, y, *, kernel="precomputed", sigma=None, kernel_degree=2, coef
     return _cv_result(grid, fold_err, n_folds, seed, full)
 
 
-class _permutable:
-    """A Laplacian operator that supports ``L[order][:, order]`` (a symmetric permutation)."""
+def _permuted(L, order):
+    """``P L Pᵀ`` for the point order ``order``: ``L[order][:, order]`` of a matrix, the same map
+    applied around a LinearOperator (whose power is never formed)."""
+    if L is None:
+        return None
+    if not isinstance(L, LinearOperator):
+        return L[order][:, order]
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(order.size)
 
-    def __init__(self, L, order=None):
-        self.L, self.order = L, order
+    def matmat(V):
+        return np.asarray(L @ np.asarray(V)[inverse])[order]
 
-    def __getitem__(self, index):
-        if isinstance(index, tuple):          # L[order][:, order]: the permutation is symmetric
-            return self
-        return _permutable(self.L, np.asarray(index))
-
-    def as_operator(self):
-        L, order = self.L, self.order
-        inverse = np.empty_like(order)
-        inverse[order] = np.arange(order.size)
-
-        def matmat(V):
-            V = np.asarray(V)
-            return np.asarray(L @ V[inverse])[order]
-
-        return LinearOperator(L.shape, matvec=matmat, rmatvec=matmat, matmat=matmat, rmatmat=matmat,
-                              dtype=np.float64)
+    return LinearOperator(L.shape, matvec=matmat, rmatvec=matmat, matmat=matmat, rmatmat=matmat, dtype=np.float64)
 
 
 def cv_laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, n_folds=5, lambdas=None, n_lambdas=100, rng=None,
@@ -321,18 +313,14 @@ laplacian_matrix, gamma_ratio :
     n_lambdas = check_scalar(n_lambdas, "n_lambdas", func, kind=numbers.Integral, low=1)
     grid = _grid_from(full, lambdas, n_lambdas, func)
     L = full.laplacian_matrix       # the graph is built once, on all n points
-    if isinstance(L, LinearOperator):
-        L = _permutable(L)
     fold = stratified_folds(y, n_folds, gen)
     fold_err = np.empty((n_folds, grid.size))
     for k in range(n_folds):
         train, test = np.flatnonzero(fold != k), np.flatnonzero(fold == k)
         order = np.concatenate([train, test, np.arange(l, X_all.shape[0])])
         rows = X_all[order][:, order] if kernel == "precomputed" else X_all[order]
-        Lk = None if L is None else L[order][:, order]
-        if isinstance(Lk, _permutable):
-            Lk = Lk.as_operator()
-        p = laplacian_svm_path(rows[:train.size], y[train], rows[train.size:], laplacian_matrix=Lk, **common)
+        p = laplacian_svm_path(rows[:train.size], y[train], rows[train.size:],
+                               laplacian_matrix=_permuted(L, order), **common)
         held_out = rows[train.size:train.size + test.size]
         fold_err[k] = _errors(p, held_out, y[test], _eval_lambdas(p, grid))
     return _cv_result(grid, fold_err, n_folds, seed, full)
