@@ -74,7 +74,7 @@ def test_split_properties(n_per_class, l_extra, seed):
         return
     l = max(k, min(k + l_extra, n_train))
     if l > n_train:
-        with pytest.raises(ValueError, match="'l' parameter of split must be at most the training half"):
+        with pytest.raises(ValueError, match="'l' parameter of split must be at most the training part"):
             data.split(y, l=l, rng=seed)
         return
     s = data.split(y, l=l, rng=seed)
@@ -87,14 +87,32 @@ def test_split_errors_quote_counts():
     y = np.r_[np.ones(50), -np.ones(50), np.zeros(50)]
     with pytest.raises(ValueError, match=r"The 'l' parameter of split must be at least the number of classes \(3\)\. Got 2 instead\."):
         data.split(y, l=2, rng=0)
-    with pytest.raises(ValueError, match=r"training half \(75 of 150 points\)\. Got l=10 \+ u=70 = 80 instead"):
+    with pytest.raises(ValueError, match=r"training part \(75 of 150 points\)\. Got l=10 \+ u=70 = 80 instead"):
         data.split(y, l=10, u=70, rng=0)
-    with pytest.raises(ValueError, match=r"'t' parameter of split must be at most the test half \(75 of 150"):
+    with pytest.raises(ValueError, match=r"'t' parameter of split must be at most the test part \(75 of 150"):
         data.split(y, l=10, t=76, rng=0)
     with pytest.raises(TypeError, match="'l' parameter of split must be an int"):
         data.split(y, l=2.5, rng=0)
     with pytest.raises(ValueError, match="'dataset' parameter of split"):
         data.split(np.zeros((3, 3)), l=2, rng=0)
+    with pytest.raises(ValueError, match=r"The 'n_train' parameter of split must be an int in \[1, 149\]\. Got 150"):
+        data.split(y, l=10, n_train=150, rng=0)
+
+
+def test_split_n_train_coil_protocol():
+    """Gieseke et al.'s COIL(i, j) [l=14, u=101, t=29]: 115 of 144 points train, 29 test."""
+    y = np.repeat([1, -1], 72)
+    s = data.split(y, l=14, u=101, t=29, n_train=115, rng=3)
+    _check_partition(s, 144)
+    assert (len(s.labeled), len(s.unlabeled), len(s.test)) == (14, 101, 29)
+    # the same shuffle as the default protocol: the first n_train rows of the permutation train
+    order = np.random.default_rng(3).permutation(144)
+    assert set(s.labeled) | set(s.unlabeled) == set(order[:115])
+    assert set(s.test) == set(order[115:])
+    half = data.split(y, l=14, rng=3)
+    assert len(half.labeled) + len(half.unlabeled) == 72
+    with pytest.raises(ValueError, match=r"training part \(72 of 144 points\)"):
+        data.split(y, l=14, u=101, rng=3)
 
 
 # ------------------------------------------------------------------------------------ cv_splits

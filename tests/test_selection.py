@@ -398,3 +398,46 @@ def test_multiclass_methods_select_on_more_than_two_classes():
         assert set(np.unique(cv.model.predict(X[rest]))) <= {0, 1, 2}
     with pytest.raises(ValueError, match=r"exactly two classes \(rlsc is a two-class solver\)"):
         select("rlsc", X, y, split, grid={"lam": [1.0]}, scenario="test-set", rng=0, progress=False)
+
+
+def test_svc_without_intercept_matches_liblinear_and_brute_force():
+    """svc(intercept=False) solves the hinge-loss SVM with no bias: its decision values equal
+    liblinear's dual coordinate descent (LinearSVC, loss="hinge", fit_intercept=False) on a
+    linear kernel, its primal objective is not beaten by a direct minimisation of the primal, and
+    the default (intercept=True) stays LIBSVM's SVC with a bias."""
+    import warnings
+
+    from scipy.optimize import minimize
+    from sklearn.svm import SVC, LinearSVC
+
+    from toolkit._methods import svm_dual_without_intercept
+
+    rng = np.random.default_rng(4)
+    y = np.where(np.arange(25) < 17, 1.0, -1.0)          # lopsided, as Gieseke et al.'s draws often are
+    X = rng.normal(size=(25, 40))
+    X[:, 0] += 2.5 * y
+    Xt = rng.normal(size=(60, 40))
+    kernel = CachedKernel(kernel="linear")
+    for C in (2.0 ** -6, 1.0, 2.0 ** 10):
+        model = get_method("svc").fit(X, y, X[:0], kernel=kernel, rng=0, C=C, intercept=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = LinearSVC(C=C, loss="hinge", fit_intercept=False, dual=True, tol=1e-12,
+                            max_iter=10 ** 6).fit(X, y)
+        np.testing.assert_allclose(model.decision_function(Xt), ref.decision_function(Xt),
+                                   rtol=1e-6, atol=1e-6 * np.abs(ref.decision_function(Xt)).max())
+        alpha, info = svm_dual_without_intercept(X @ X.T, y, C)
+        w = X.T @ (alpha * y)
+
+        def primal(v):
+            return 0.5 * v @ v + C * np.maximum(0.0, 1.0 - y * (X @ v)).sum()
+
+        direct = minimize(primal, np.zeros(40), method="Powell", options={"xtol": 1e-10, "ftol": 1e-12,
+                                                                          "maxfev": 200000})
+        assert primal(w) <= direct.fun + 1e-6 * max(1.0, abs(direct.fun))
+        assert info["duality_gap"] <= 1e-6 * max(1.0, primal(w))
+    with_bias = get_method("svc").fit(X, y, X[:0], kernel=kernel, rng=0, C=1.0)
+    ref = SVC(C=1.0, kernel="linear").fit(X, y)
+    np.testing.assert_allclose(with_bias.decision_function(Xt), ref.decision_function(Xt), rtol=1e-6, atol=1e-8)
+    with pytest.raises(TypeError, match="'intercept' parameter of svc must be a bool. Got 'no'"):
+        get_method("svc").fit(X, y, X[:0], kernel=kernel, rng=0, intercept="no")

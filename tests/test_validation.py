@@ -134,14 +134,14 @@ def test_select_refuses_complex_and_mismatched_data():
 # ----------------------------------------------------------------------------- splits
 def test_split_refuses_l_larger_than_the_training_half():
     labels = np.r_[np.ones(250), -np.ones(250)]
-    with pytest.raises(ValueError, match=r"The 'l' parameter of split must be at most the training half "
+    with pytest.raises(ValueError, match=r"The 'l' parameter of split must be at most the training part "
                                          r"\(250 of 500 points\)\. Got 10000 instead\."):
         data.split(labels, l=10000, rng=0)
 
 
 def test_split_refuses_l_larger_than_the_data_on_a_registered_data_set(mirror_dir):
     ds = data.load("gaussian2c", rng=0)
-    with pytest.raises(ValueError, match=r"'l' parameter of split must be at most the training half"):
+    with pytest.raises(ValueError, match=r"'l' parameter of split must be at most the training part"):
         data.split(ds, l=10000, rng=0)
 
 

@@ -91,25 +91,30 @@ def _take_covering(order, y, k, classes, what, func):
     return chosen, order[~taken[order]]
 
 
-def split(dataset, *, l, u=None, t=None, rng=None):
+def split(dataset, *, l, u=None, t=None, n_train=None, rng=None):
     """Gieseke et al.'s protocol: shuffle, first half training, second half test.
 
-    The rows are permuted with ``rng``; the first ``n // 2`` form the training half and the rest
-    the test half. The labelled set holds ``l`` training points, at least one per class (the
-    first point of each class in the shuffled order, then the next points in that order); the
-    unlabelled set the next ``u`` training points; the test set the first ``t`` test-half points.
+    The rows are permuted with ``rng``; the first ``n_train`` (by default ``n // 2``) form the
+    training part and the rest the test part. The labelled set holds ``l`` training points, at
+    least one per class (the first point of each class in the shuffled order, then the next
+    points in that order); the unlabelled set the next ``u`` training points; the test set the
+    first ``t`` points of the test part.
 
     Parameters
     ----------
     dataset : Dataset or array-like of shape (n_samples,)
         The data set (only its labels ``y`` are used).
     l : int
-        Number of labelled points, at least the number of classes and at most the training half
+        Number of labelled points, at least the number of classes and at most the training part
         ``n // 2``.
     u : int, default=None
-        Number of unlabelled points; None takes the rest of the training half.
+        Number of unlabelled points; None takes the rest of the training part.
     t : int, default=None
-        Number of test points; None takes the whole test half.
+        Number of test points; None takes the whole test part.
+    n_train : int, default=None
+        Size of the training part, between 1 and ``n - 1``; None takes the first half,
+        ``n // 2``. Gieseke et al.'s COIL(i, j) [l=14, u=101, t=29] splits its 144 points
+        into 115 training and 29 test points (``n_train=115``).
     rng : None, int or numpy.random.Generator, default=None
         Seed of the shuffle (stored in the result).
 
@@ -122,7 +127,8 @@ def split(dataset, *, l, u=None, t=None, rng=None):
     -----
     F. Gieseke, O. Kramer, A. Airola, T. Pahikkala, Evolutionary Intelligence 5(3), 2012, §4.1:
     "the first half of each data set is used as training and the second half as test set", e.g.
-    Gaussian2C [l=25, u=225, t=250] with n = 500.
+    Gaussian2C [l=25, u=225, t=250] with n = 500; "if not noted otherwise": the COIL tasks
+    [l + u = 115, t = 29] of their Tables 2-3 take ``n_train = 115`` of 144.
 
     Examples
     --------
@@ -136,21 +142,22 @@ def split(dataset, *, l, u=None, t=None, rng=None):
     y = _labels(dataset, func)
     classes = np.unique(y)
     n = len(y)
-    n_train = n // 2
+    n_train = n // 2 if n_train is None else check_scalar(n_train, "n_train", func, kind=numbers.Integral,
+                                                          low=1, high=max(n - 1, 1))
     l = check_scalar(l, "l", func, kind=numbers.Integral, low=1)
     if l < len(classes):
         raise ValueError(f"The 'l' parameter of split must be at least the number of classes ({len(classes)}). "
                          f"Got {l} instead.")
     if l > n_train:
-        raise ValueError(f"The 'l' parameter of split must be at most the training half ({n_train} of {n} points). "
+        raise ValueError(f"The 'l' parameter of split must be at most the training part ({n_train} of {n} points). "
                          f"Got {l} instead.")
     u = n_train - l if u is None else check_scalar(u, "u", func, kind=numbers.Integral, low=0)
     t = n - n_train if t is None else check_scalar(t, "t", func, kind=numbers.Integral, low=0)
     if l + u > n_train:
-        raise ValueError(f"The 'l' and 'u' parameters of split must add up to at most the training half "
+        raise ValueError(f"The 'l' and 'u' parameters of split must add up to at most the training part "
                          f"({n_train} of {n} points). Got l={l} + u={u} = {l + u} instead.")
     if t > n - n_train:
-        raise ValueError(f"The 't' parameter of split must be at most the test half ({n - n_train} of {n} points). "
+        raise ValueError(f"The 't' parameter of split must be at most the test part ({n - n_train} of {n} points). "
                          f"Got {t} instead.")
     generator, seed = check_rng(rng)
     order = generator.permutation(n)

@@ -43,10 +43,11 @@ TOP_KEYS = {
 TASK_KEYS = {
     "name": str, "dataset": str, "classes": list, "options": dict, "protocol": str, "l": int, "u": int,
     "t": int, "v": int, "folds": int, "repeats": int, "fixed": dict, "splits": int, "method_fixed": dict,
-    "from": str,
+    "from": str, "n_train": int,
 }
 #: the keys a task takes from the task of the same name in another experiment (``from``)
-SHARED_TASK_KEYS = ("dataset", "classes", "options", "protocol", "l", "u", "t", "v", "folds", "repeats", "fixed")
+SHARED_TASK_KEYS = ("dataset", "classes", "options", "protocol", "l", "u", "t", "n_train", "v", "folds", "repeats",
+                    "fixed")
 METHOD_KEYS = {"name": str, "grid": dict, "fixed": dict, "tasks": list, "scenarios": list, "label": str}
 PUBLISHED_KEYS = {"task": str, "method": str, "scenario": str, "mean": float, "sd": float, "source": str,
                   "metric": str}
@@ -435,6 +436,8 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
                 }
                 if "label" in entry:  # only when set: the keys of unlabelled configurations stay as they were
                     parameters["label"] = entry["label"]
+                if "n_train" in task:  # likewise: the default (first half) leaves the keys unchanged
+                    parameters["n_train"] = task["n_train"]
                 configurations.append(Configuration(parameters, task_name, label, scenario))
     published = _published(path, spec, task_names, labels, declared, SCENARIOS)
     description = spec.get("description", "")
