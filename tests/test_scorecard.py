@@ -26,6 +26,30 @@ def test_source_is_split_into_paper_table_and_column():
     assert _source_parts("Gieseke et al. (2012), Table 3 (realistic)") == ("Gieseke et al. 2012", "Table 3",
                                                                            "realistic")
     assert _source_parts("Melacci & Belkin (2011), Table 6 (training time in s)")[2] == "training time in s"
+    # a paper without a year in its text (Wang, Qin & Huang): the authors name it
+    assert _source_parts("Wang, Qin & Huang, Fig. 2a (best test accuracy in %)") == (
+        "Wang, Qin & Huang", "Fig. 2a", "best test accuracy in %")
+
+
+def test_a_notebook_experiment_is_scored_from_the_splits_table_it_records(tmp_path, monkeypatch):
+    """wang_paths (the notebook kind) declares the paper's statements as cells; the scorecard scores
+    them from the `splits` table the notebook records, committed as reports/wang_paths/splits.csv."""
+    from toolkit.reports._experiments import load_experiment
+
+    exp = load_experiment("wang_paths")
+    assert exp.notebook and {p["metric"] for p in exp.published} == {"events", "best_accuracy"}
+    rows = [{"experiment": "wang_paths", "task": "70% training, 2 labels", "method": "laplacian_svm_path",
+             "scenario": "test-set", "split": d, "metric": "best_accuracy", "value": v}
+            for d, v in enumerate([100.0, 97.5, 100.0])]
+    (tmp_path / "wang_paths").mkdir()
+    pd.DataFrame(rows)[SPLIT_COLUMNS].to_csv(tmp_path / "wang_paths" / "splits.csv", index=False)
+    card = write_scorecard(tmp_path, experiments=["wang_paths"])
+    hit = card[(card["row"] == "70% training, 2 labels") & (card["column"].str.startswith("best test accuracy"))]
+    assert len(hit) == 1 and hit["paper"].iloc[0] == "Wang, Qin & Huang" and hit["table"].iloc[0] == "Fig. 2a"
+    assert hit["ours_mean"].iloc[0] == pytest.approx(297.5 / 3) and hit["splits"].iloc[0] == 3
+    assert np.isnan(hit["sd_distance"].iloc[0])          # the paper gives no sd: reported, not counted
+    others = card[card["row"] != "70% training, 2 labels"]
+    assert others["ours_mean"].isna().all() and others["note"].str.contains("no result").all()
 
 
 def test_cells_are_the_mean_and_sd_over_the_splits():

@@ -55,7 +55,7 @@ PUBLISHED_KEYS = {"task": str, "method": str, "scenario": str, "mean": float, "s
 PUBLISHED_METRICS = ("test_error", "unlabeled_error", "validation_error", "seconds", "n_iter")
 QUICK_KEYS = {"splits": int, "n_folds": int, "scenarios": list, "tasks": list, "methods": list, "fixed": dict,
               "thin": int, "parameters": dict}
-NOTEBOOK_KEYS = {"title", "description", "references", "notebook", "parameters", "quick"}
+NOTEBOOK_KEYS = {"title", "description", "references", "notebook", "parameters", "quick", "published"}
 PROTOCOLS = ("gieseke", "melacci-belkin")
 
 
@@ -261,8 +261,23 @@ def _notebook_experiment(path: Path, spec: dict, quick_spec: dict, quick: bool) 
     parameters = dict(spec.get("parameters", {}))
     if quick:
         parameters.update(quick_spec.get("parameters", {}))
+    from toolkit.selection import SCENARIOS
+
+    published = []
+    for i, entry in enumerate(spec.get("published", [])):
+        # the notebook names its tasks, methods and metrics in the `splits` table it records
+        where = f"published[{i}]"
+        _check_table(path, where, entry, PUBLISHED_KEYS)
+        for required in ("task", "method", "metric", "mean", "source"):
+            if required not in entry:
+                raise ExperimentError(f"{path}: {where} needs the key {required!r} (an experiment of the notebook "
+                                      f"kind compares it with the rows of the 'splits' table {notebook} records).")
+        if "scenario" in entry and entry["scenario"] not in SCENARIOS:
+            raise ExperimentError(f"{path}: {where}.scenario = {entry['scenario']!r} is not a scenario. Valid "
+                                  f"choices: {', '.join(SCENARIOS)}.")
+        published.append(dict(entry))
     return Experiment(name=path.stem, path=path, title=spec.get("title", path.stem),
-                      description=spec.get("description", ""), configurations=(), published=(),
+                      description=spec.get("description", ""), configurations=(), published=tuple(published),
                       references=tuple(spec.get("references", [])), settings={"quick": quick},
                       notebook=notebook, parameters=parameters)
 

@@ -404,6 +404,10 @@ def _run_notebook_experiment(exp: Experiment, folder: Path, *, log, start: float
     if executed.is_file():
         records = read_records(executed)
         tables_ = {name: value for name, value in records.items() if isinstance(value, pd.DataFrame)}
+        if "splits" in tables_:   # the per-draw values the scorecard reads (committed, like a table experiment's)
+            from ._scorecard import SPLIT_COLUMNS
+
+            tables_["splits"] = tables_["splits"].assign(experiment=exp.name)[SPLIT_COLUMNS]
         for name, frame in tables_.items():
             _atomic_write_csv(folder / f"{name}.csv", frame)
         results_path = folder / f"{next(iter(tables_))}.csv" if tables_ else None

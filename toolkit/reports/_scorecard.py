@@ -30,7 +30,7 @@ SCORECARD_COLUMNS = ["paper", "table", "row", "method", "scenario", "column", "p
 #: Columns of the committed per-split results ``reports/NAME/splits.csv``.
 SPLIT_COLUMNS = ["experiment", "task", "method", "scenario", "split", "metric", "value"]
 _REFIT_METRICS = ("test_error", "unlabeled_error", "validation_error", "n_iter")
-_SOURCE = re.compile(r"^(?P<authors>.+?) \((?P<year>\d{4})\), (?P<table>(?:Table|Figure|Fig\.) [^ (]+)"
+_SOURCE = re.compile(r"^(?P<authors>.+?)(?: \((?P<year>\d{4})\))?, (?P<table>(?:Table|Figure|Fig\.) [^ (]+)"
                      r"(?: \((?P<column>[^)]*)\))?")
 
 
@@ -58,7 +58,8 @@ def _source_parts(source: str):
     m = _SOURCE.match(str(source))
     if not m:
         return str(source), "", ""
-    return f"{m['authors']} {m['year']}", m["table"], m["column"] or ""
+    paper = f"{m['authors']} {m['year']}" if m["year"] else m["authors"]   # a paper without a year: authors only
+    return paper, m["table"], m["column"] or ""
 
 
 def scorecard(published, splits, *, failures=None, declared_tasks=None):
@@ -239,9 +240,7 @@ def write_scorecard(output="reports", *, experiments=None):
     folder = Path(output).expanduser().resolve()
     published, splits, failures, tasks = [], [], [], {}
     for name in (experiments or list_experiments()):
-        exp = load_experiment(name)
-        if exp.notebook:
-            continue
+        exp = load_experiment(name)   # a notebook experiment's cells come from the `splits` table it records
         own = [entry for entry in exp.published if "borrowed_from" not in entry]   # a cell is scored in its paper's run
         if not own:
             continue
@@ -259,7 +258,8 @@ def write_scorecard(output="reports", *, experiments=None):
         if path.is_file():
             frame = pd.read_csv(path, dtype={"task": str, "method": str, "scenario": str})
             splits.append(frame)
-            tasks[exp.name] = set(frame["task"])
+            # a notebook run has no task list of its own: a cell it did not record has no result
+            tasks[exp.name] = set(declared["task"]) if exp.notebook else set(frame["task"])
             fail_path = folder / exp.name / "failures.csv"
             if fail_path.is_file():
                 fails = pd.read_csv(fail_path)
