@@ -80,6 +80,26 @@ def test_newton_solution_satisfies_optimality_conditions():
     assert r.n_iter <= 6                                               # Table 5: at most 5-6 steps
 
 
+@pytest.mark.parametrize("case", CASES)
+def test_newton_full_step_reaches_the_same_optimum_in_no_more_steps(case):
+    """line_search=False (s = 1, the paper's experiments) ends at eq. (7)'s optimum (L-BFGS) like the
+    exact line search, in no more Newton steps; the result records the choice."""
+    seed, n, l, sigma, gA, gI, k, normalized, degree = case
+    X, y = moons(n, seed)
+    K, L = rbf(X, X, sigma), knn_laplacian(X, k, normalized, degree)
+    kw = dict(sigma=sigma, gamma_A=gA, gamma_I=gI, neighbors=k, normalized=normalized, degree=degree,
+              weight="binary", method="newton")
+    exact = lapsvm(X[:l], y[:l], X[l:], **kw)
+    full = lapsvm(X[:l], y[:l], X[l:], line_search=False, **kw)
+    assert full.status == 0 and full.params["line_search"] is False and exact.params["line_search"] is True
+    f_ref = lbfgs_reference(K, L, y[:l], gA, gI)
+    assert primal_objective(K, L, y[:l], full.alpha, full.b, gA, gI) == pytest.approx(f_ref, rel=1e-6)
+    assert full.n_iter <= exact.n_iter
+    assert set(full.history["step"][~np.isnan(full.history["step"])]) == {1.0}
+    with pytest.raises(TypeError, match="'line_search' parameter of lapsvm must be a bool. Got 'no'"):
+        lapsvm(X[:l], y[:l], X[l:], line_search="no", **kw)
+
+
 # ------------------------------------------------------------------------------ line search
 @pytest.mark.parametrize("seed", range(25))
 def test_line_search_equals_brute_force_minimisation(seed):

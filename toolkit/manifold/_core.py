@@ -716,7 +716,8 @@ def _direct_squared(K, L, Y, gamma_A, gamma_I, base, top_base, L1, callback=None
                 fallbacks=tuple(fallbacks), max_iter=1)
 
 
-def newton(K, L, Y, gamma_A, gamma_I, *, hinge=True, max_iter=50, alpha0=None, b0=None, callback=None):
+def newton(K, L, Y, gamma_A, gamma_I, *, hinge=True, max_iter=50, alpha0=None, b0=None, callback=None,
+           line_search=True):
     """Newton's method, eq. (8)-(10), one column at a time; ``hinge=False`` is LapRLSC's direct solve.
 
     Each step solves ``Ĥ_E z = ĉ_E`` (the system of eq. 11 with ``P = diag(1, K)`` factored out
@@ -726,7 +727,7 @@ def newton(K, L, Y, gamma_A, gamma_I, *, hinge=True, max_iter=50, alpha0=None, b
         [ I_E 1 + γ_I L 1     I_E K + γ_A I + γ_I L K   ] [α] = [  I_E y ],
 
     by a dense LU factorisation (O(n³)), then takes the exact line-search step towards its
-    solution (s = 1 in practice). Converged when the error-vector set E no longer changes after a
+    solution, or with ``line_search=False`` the full step s = 1 (the paper's experiments). Converged when the error-vector set E no longer changes after a
     full step. For the squared loss E is all labelled points and one step solves eq. (14).
     A singular system (LU breaks down, e.g. γ_A = 0 with a singular kernel) is solved by least
     squares; every such step is listed in ``fallbacks`` and flagged in ``history["lstsq"]``.
@@ -775,12 +776,15 @@ def newton(K, L, Y, gamma_A, gamma_I, *, hinge=True, max_iter=50, alpha0=None, b
             z, used_lstsq = _solve_or_lstsq(A, rhs, where + " (eq. 11)", fallbacks)
             d_b, d_a = z[0] - b[c], z[1:] - alpha[:, c]
             fd = K @ d_a + d_b
-            Lf, Lfd = L @ f, L @ fd                        # exact line search towards z (s = 1 in practice)
+            Lf, Lfd = L @ f, L @ fd                        # for the line search and the objective
             c0 = gamma_A * (f - b[c]) @ d_a + gamma_I * fd @ Lf
             c1 = gamma_A * d_a @ (fd - d_b) + gamma_I * fd @ Lfd
-            s, pieces = exact_line_search(1.0 - y * f[:l], y * fd[:l], c0, c1, True)
-            n_ls += pieces
-            s = 1.0 if abs(s - 1.0) < 1e-10 else s
+            if line_search:
+                s, pieces = exact_line_search(1.0 - y * f[:l], y * fd[:l], c0, c1, True)
+                n_ls += pieces
+                s = 1.0 if abs(s - 1.0) < 1e-10 else s
+            else:
+                s = 1.0
             alpha[:, c] += s * d_a
             b[c] += s * d_b
             f = f + s * fd
