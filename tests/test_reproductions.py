@@ -44,7 +44,7 @@ def execute(notebook, tmp_path, session, parameters):
                                                 ("test-set", "test-set (non-realistic)", 0.1)])
 def test_gieseke2012_s2rlsc_in_both_scenarios(tmp_path, session, scenario, label, eps):
     """Tables 3 and 2: S²RLSC on Gaussian2C with the declared (μ+ν)-EA, one partition, one grid point."""
-    p = declared("gieseke2012", "Gaussian2C", "s2rlsc", scenario)
+    p = declared("gieseke2012", "Gaussian2C [25/", "s2rlsc", scenario)
     p.update(n_splits=1, grid={"lam": [1.0], "lam_u": [1.0]}, fixed={**p["fixed"], "restarts": 1})
     records = execute("model_selection.ipynb", tmp_path, session, p)
     assert records["scenario"] == label
@@ -109,6 +109,6 @@ def test_runner_runs_a_notebook_experiment_once(tmp_path, mirror_dir, monkeypatc
     assert len(re.findall(r"<img", (folder / "report.html").read_text())) == 2
     text = (folder / "summary.md").read_text()
     assert "`ssl-toolkit reproduce tiny_paths`" in text and "## summary" in text and "| train_fraction |" in text
-    assert {p.name for p in folder.glob("*.csv")} == {"accuracy.csv", "summary.csv", "fig3.csv"}
+    assert {p.name for p in folder.glob("*.csv")} == {"accuracy.csv", "summary.csv", "fig3.csv", "splits.csv"}
     again = run_experiment(toml, output=tmp_path / "reports", log=lambda m: None)
     assert again.n_skipped == 1 and again.n_run == 0 and again.ok

@@ -50,7 +50,7 @@ SHARED_TASK_KEYS = ("dataset", "classes", "options", "protocol", "l", "u", "t", 
                     "fixed")
 METHOD_KEYS = {"name": str, "grid": dict, "fixed": dict, "tasks": list, "scenarios": list, "label": str}
 PUBLISHED_KEYS = {"task": str, "method": str, "scenario": str, "mean": float, "sd": float, "source": str,
-                  "metric": str}
+                  "metric": str, "not_attempted": str}
 #: what a published number is compared with (the refitted model's metric, or its fit time)
 PUBLISHED_METRICS = ("test_error", "unlabeled_error", "validation_error", "seconds", "n_iter")
 QUICK_KEYS = {"splits": int, "n_folds": int, "scenarios": list, "tasks": list, "methods": list, "fixed": dict,
@@ -472,10 +472,15 @@ def _check_published(path, where, entry, task_names, labels, scenarios):
     for required in ("task", "method", "mean", "source"):
         if required not in entry:
             raise ExperimentError(f"{path}: {where} needs the key {required!r}.")
-    if entry["task"] not in task_names:
+    if "not_attempted" in entry:
+        # a published cell this experiment does not run (its data are not mirrored, the method has no
+        # counterpart here): listed in the scorecard with the reason, its task and method are free text
+        if not entry["not_attempted"].strip():
+            raise ExperimentError(f"{path}: {where}.not_attempted must give the reason. Got an empty string.")
+    elif entry["task"] not in task_names:
         raise ExperimentError(f"{path}: {where}.task = {entry['task']!r} is not a task. Valid choices: "
                               f"{', '.join(task_names)}.")
-    if entry["method"] not in labels:
+    elif entry["method"] not in labels:
         raise ExperimentError(f"{path}: {where}.method = {entry['method']!r} is not a method of this experiment (a "
                               f"label, or a name without label). Valid choices: {', '.join(labels)}.")
     if "scenario" in entry and entry["scenario"] not in scenarios:

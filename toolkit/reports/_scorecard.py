@@ -69,7 +69,7 @@ def scorecard(published, splits, *, failures=None, declared_tasks=None):
     ----------
     published : pandas.DataFrame
         The declarations of one or more experiments: ``experiment, task, method, scenario, metric,
-        mean, sd, source``.
+        mean, sd, source`` and optionally ``not_attempted`` (the reason a cell is not run here).
     splits : pandas.DataFrame
         Per-split values (:data:`SPLIT_COLUMNS`), e.g. the concatenated ``splits.csv`` files.
     failures : pandas.DataFrame, default=None
@@ -95,7 +95,10 @@ def scorecard(published, splits, *, failures=None, declared_tasks=None):
                "column": column or metric, "published_mean": float(pub.mean),
                "published_sd": float(pub.sd) if pub.sd == pub.sd else np.nan,
                "ours_mean": np.nan, "ours_sd": np.nan, "splits": 0, "sd_distance": np.nan, "note": ""}
-        if values.size:
+        reason = getattr(pub, "not_attempted", None)
+        if isinstance(reason, str) and reason:      # declared as not run here, with the reason
+            row["note"] = f"not attempted: {reason}"
+        elif values.size:
             row["ours_mean"] = float(values.mean())
             row["ours_sd"] = float(values.std(ddof=1)) if values.size > 1 else np.nan
             row["splits"] = int(values.size)
@@ -110,7 +113,7 @@ def scorecard(published, splits, *, failures=None, declared_tasks=None):
 
 
 #: The method training times are compared with (Melacci & Belkin's Table 6: the dual and Newton
-#: against PCG with the stability check).
+#: against PCG with the stability check); a table without it (Table 8) takes its own "... (PCG)".
 TIME_REFERENCE = "lapsvm (PCG)"
 
 
@@ -125,16 +128,19 @@ def _time_ratio_rows(card):
     for (paper, table, task, scenario), part in card[timed].groupby(["paper", "table", "row", "scenario"],
                                                                      sort=False):
         by = {r.method: r for r in part.itertuples(index=False)}
-        ref = by.get(TIME_REFERENCE)
-        if ref is None:
+        # the PCG of the table: lapsvm (PCG) in Table 6, laprlsc (PCG) in Table 8
+        reference = TIME_REFERENCE if TIME_REFERENCE in by else next((m for m in by if m.endswith(" (PCG)")), None)
+        if reference is None:
+            ratios += [r._asdict() for r in part.itertuples(index=False)]    # nothing to divide by: kept as is
             continue
+        ref = by[reference]
         for method, r in by.items():
-            if method == TIME_REFERENCE:
+            if method == reference:
                 continue
             ours = r.ours_mean / ref.ours_mean if ref.ours_mean > 0 and r.ours_mean == r.ours_mean else np.nan
             note = (f"ratio of mean training times (solve only), ours on this machine"
                     if ours == ours else r.note or ref.note)
-            ratios.append({"paper": paper, "table": table, "row": task, "method": f"{method} ÷ {TIME_REFERENCE}",
+            ratios.append({"paper": paper, "table": table, "row": task, "method": f"{method} ÷ {reference}",
                            "scenario": scenario, "column": "training time ratio",
                            "published_mean": r.published_mean / ref.published_mean, "published_sd": np.nan,
                            "ours_mean": ours, "ours_sd": np.nan, "splits": int(min(r.splits, ref.splits)),
@@ -178,7 +184,7 @@ def _time_ratios(card):
     """The papers' Table 6 training-time ratios to PCG beside ours, one row per task."""
     import pandas as pd
 
-    times = card[card["column"] == "training time ratio"]
+    times = card[(card["column"] == "training time ratio") & card["method"].str.endswith(f" ÷ {TIME_REFERENCE}")]
     rows = []
     for task, part in times.groupby("row", sort=False):
         row = {"task": task}
@@ -245,7 +251,7 @@ def write_scorecard(output="reports", *, experiments=None):
         if not own:
             continue
         declared = pd.DataFrame(own).assign(experiment=exp.name)
-        for column in ("scenario", "metric", "sd"):
+        for column in ("scenario", "metric", "sd", "not_attempted"):
             if column not in declared:
                 declared[column] = "" if column != "sd" else np.nan
         declared["scenario"] = declared["scenario"].fillna("")
