@@ -123,3 +123,27 @@ def test_training_times_are_scored_as_ratios_to_pcg():
     assert card.loc["lapsvm ÷ lapsvm (PCG)", "published_mean"] == pytest.approx(3.0)
     assert card.loc["lapsvm_dual ÷ lapsvm (PCG)", "ours_mean"] == pytest.approx(2.0)
     assert card["published_sd"].isna().all() and (card["column"] == "training time ratio").all()
+
+
+def test_a_miss_is_set_beside_the_variant_that_tests_its_explanation():
+    """A cell more than one sd away whose experiment declares an explanation is recomputed by the
+    variant (the same task, scenario and metric) and reported with its sd distance; a cell within one
+    sd is not listed."""
+    from toolkit.reports._scorecard import _tested_misses
+
+    rows = []
+    for method, values in (("svc", [20.0, 22.0, 24.0]), ("svc (no intercept)", [10.0, 12.0, 14.0])):
+        for task, shift in (("T1", 0.0), ("T2", -10.0)):
+            rows += [{"experiment": "exp", "task": task, "method": method, "scenario": "test-set", "split": i,
+                      "metric": "test_error", "value": v + shift} for i, v in enumerate(values)]
+    splits = pd.DataFrame(rows)[SPLIT_COLUMNS]
+    published = pd.DataFrame([_published(task="T1", method="svc", scenario="test-set", mean=13.0, sd=3.0),
+                              _published(task="T2", method="svc", scenario="test-set", mean=13.0, sd=3.0)])
+    card = scorecard(published, splits)
+    assert card["sd_distance"].tolist() == pytest.approx([3.0, 1 / 3])   # T1 misses, T2 does not (12 vs 13 ± 3)
+    variants = published.assign(method="svc (no intercept)", explains="svc", hypothesis="the free bias")
+    tested = _tested_misses(card, variants, splits)
+    assert len(tested) == 1 and tested["row"].iloc[0] == "T1" and tested["method"].iloc[0] == "svc"
+    assert tested["variant_mean"].iloc[0] == pytest.approx(12.0)
+    assert tested["variant_sd_distance"].iloc[0] == pytest.approx(1 / 3)
+    assert tested["hypothesis"].iloc[0] == "the free bias"

@@ -38,7 +38,7 @@ ENV_NOTEBOOKS = "TOOLKIT_NOTEBOOKS"
 TOP_KEYS = {
     "title": str, "description": str, "splits": int, "seed": int, "n_folds": int, "scenarios": list,
     "skip_unavailable": bool, "tasks": list, "methods": list, "published": list, "quick": dict,
-    "references": list, "published_from": list, "notebook": str, "parameters": dict,
+    "references": list, "published_from": list, "notebook": str, "parameters": dict, "explanations": list,
 }
 TASK_KEYS = {
     "name": str, "dataset": str, "classes": list, "options": dict, "protocol": str, "l": int, "u": int,
@@ -49,6 +49,8 @@ TASK_KEYS = {
 SHARED_TASK_KEYS = ("dataset", "classes", "options", "protocol", "l", "u", "t", "n_train", "v", "folds", "repeats",
                     "fixed")
 METHOD_KEYS = {"name": str, "grid": dict, "fixed": dict, "tasks": list, "scenarios": list, "label": str}
+#: an experiment that tests why a method misses the paper: the same cells by a variant of it (``by``)
+EXPLANATION_KEYS = {"method": str, "by": str, "hypothesis": str, "tasks": list}
 PUBLISHED_KEYS = {"task": str, "method": str, "scenario": str, "mean": float, "sd": float, "source": str,
                   "metric": str, "not_attempted": str}
 #: what a published number is compared with (the refitted model's metric, or its fit time)
@@ -135,6 +137,7 @@ class Experiment:
     settings: dict = field(default_factory=dict)
     notebook: str | None = None
     parameters: dict = field(default_factory=dict)
+    explanations: tuple = ()
 
 
 def _type_name(kind):
@@ -455,6 +458,23 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
                     parameters["n_train"] = task["n_train"]
                 configurations.append(Configuration(parameters, task_name, label, scenario))
     published = _published(path, spec, task_names, labels, declared, SCENARIOS)
+    explanations = []
+    for i, entry in enumerate(spec.get("explanations", [])):
+        where = f"explanations[{i}]"
+        _check_table(path, where, entry, EXPLANATION_KEYS)
+        for key in ("method", "by", "hypothesis"):
+            if key not in entry:
+                raise ExperimentError(f"{path}: {where} needs the key {key!r} (the method that misses, the variant "
+                                      "that tests the explanation, and the explanation in words).")
+        for key in ("method", "by"):
+            if entry[key] not in labels:
+                raise ExperimentError(f"{path}: {where}.{key} = {entry[key]!r} is not a method of this experiment. "
+                                      f"Valid choices: {', '.join(labels)}.")
+        for task in entry.get("tasks", []):
+            if task not in task_names:
+                raise ExperimentError(f"{path}: {where}.tasks: {task!r} is not a task. Valid choices: "
+                                      f"{', '.join(task_names)}.")
+        explanations.append(dict(entry))
     description = spec.get("description", "")
     if quick:   # the description states the full protocol: say what this run does instead
         ran = sorted({c.parameters["n_splits"] for c in configurations})
@@ -464,7 +484,8 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
     return Experiment(name=path.stem, path=path, title=spec.get("title", path.stem),
                       description=description, configurations=tuple(configurations),
                       published=tuple(published), skipped=tuple(skipped),
-                      references=tuple(spec.get("references", [])), settings=settings)
+                      references=tuple(spec.get("references", [])), settings=settings,
+                      explanations=tuple(explanations))
 
 
 def _check_published(path, where, entry, task_names, labels, scenarios):

@@ -203,8 +203,9 @@ def _markdown(frame):
     return _markdown_table(frame, digits=3, missing="")
 
 
-def scorecard_markdown(card) -> str:
-    """``reproduction.md``: counts per paper and table, time ratios, the cells, the cells not attempted."""
+def scorecard_markdown(card, tested=None) -> str:
+    """``reproduction.md``: counts per paper and table, time ratios, the misses tested by an experiment
+    (``tested``, from :func:`write_scorecard`), the cells, the cells not attempted."""
     counts = _counts(card)
     attempted = card[card["ours_mean"].notna()]
     with_sd = attempted[attempted["published_sd"] > 0]
@@ -224,6 +225,18 @@ def scorecard_markdown(card) -> str:
                   "Absolute times differ by machine; the ratio is what the paper's claim is about. Ours are "
                   "solve times (kernel, graph and the one-off loading of compiled code excluded).", "",
                   _markdown(ratios), ""]
+    misses = with_sd[with_sd["sd_distance"] > 1]
+    if tested is not None and len(tested):
+        within = int((tested["variant_sd_distance"] <= 1).sum())
+        lines += ["## Misses tested by an experiment", "",
+                  f"{len(misses)} cells are more than one published sd away; {len(tested)} of them are recomputed "
+                  "by a variant that tests a stated explanation (declared as `explanations` in the experiment "
+                  f"file and run by the same `ssl-toolkit reproduce`), and the variant brings {within} of them "
+                  "within one sd. The explanations:", ""]
+        for (method, variant), part in tested.groupby(["method", "variant"], sort=False):
+            lines.append(f"- **{method} → {variant}** ({len(part)} cells, "
+                         f"{int((part['variant_sd_distance'] <= 1).sum())} within one sd): {part['hypothesis'].iloc[0]}")
+        lines += ["", _markdown(tested.drop(columns=["hypothesis"])), ""]
     lines += ["## Cells", "", _markdown(attempted.drop(columns=["note"]).assign(
         splits=attempted["splits"].astype(int))), ""]
     missing = card[card["ours_mean"].isna()]
@@ -244,7 +257,7 @@ def write_scorecard(output="reports", *, experiments=None):
     from ._runner import _atomic_write_text
 
     folder = Path(output).expanduser().resolve()
-    published, splits, failures, tasks = [], [], [], {}
+    published, splits, failures, tasks, variants = [], [], [], {}, []
     for name in (experiments or list_experiments()):
         exp = load_experiment(name)   # a notebook experiment's cells come from the `splits` table it records
         own = [entry for entry in exp.published if "borrowed_from" not in entry]   # a cell is scored in its paper's run
@@ -260,6 +273,12 @@ def write_scorecard(output="reports", *, experiments=None):
             declared["scenario"] = declared["scenario"].where(
                 declared["scenario"].astype(str).str.len() > 0, scenarios[0].split(" ")[0])
         published.append(declared)
+        for entry in exp.explanations:        # the same cells by the variant that tests the explanation
+            sel = declared[(declared["method"] == entry["method"]) & (declared["metric"] != "seconds")
+                           & (declared["not_attempted"].fillna("").astype(str) == "")]
+            if entry.get("tasks"):
+                sel = sel[sel["task"].isin(entry["tasks"])]
+            variants.append(sel.assign(method=entry["by"], explains=entry["method"], hypothesis=entry["hypothesis"]))
         path = folder / exp.name / "splits.csv"
         if path.is_file():
             frame = pd.read_csv(path, dtype={"task": str, "method": str, "scenario": str})
@@ -283,7 +302,36 @@ def write_scorecard(output="reports", *, experiments=None):
     key = ["paper", "table", "row", "method", "scenario", "column"]
     card = (card.assign(_order=np.arange(len(card))).sort_values(["splits", "_order"], ascending=[False, True])
             .drop_duplicates(key).sort_values("_order").drop(columns="_order").reset_index(drop=True))
+    tested = _tested_misses(card, pd.concat(variants, ignore_index=True) if variants else None, splits)
+    for r in tested.itertuples(index=False):
+        hit = ((card["paper"] == r.paper) & (card["table"] == r.table) & (card["row"] == r.row)
+               & (card["method"] == r.method) & (card["scenario"] == r.scenario) & (card["column"] == r.column))
+        card.loc[hit, "note"] = (f"miss tested by '{r.variant}': {r.variant_mean:.3g} "
+                                 f"({r.variant_sd_distance:.2f} sd); {r.hypothesis}")
     folder.mkdir(parents=True, exist_ok=True)
     _atomic_write_text(folder / "reproduction.csv", card.to_csv(index=False, float_format="%.6g"))
-    _atomic_write_text(folder / "reproduction.md", scorecard_markdown(card))
+    _atomic_write_text(folder / "reproduction.md", scorecard_markdown(card, tested))
     return card
+
+
+def _tested_misses(card, variants, splits):
+    """Every cell more than one published sd away whose experiment declares an explanation, beside the
+    same cell computed by the variant that tests it (``explanations`` in the experiment file)."""
+    import pandas as pd
+
+    columns = ["paper", "table", "row", "method", "scenario", "column", "published_mean", "published_sd",
+               "ours_mean", "sd_distance", "variant", "variant_mean", "variant_sd_distance", "hypothesis"]
+    if variants is None or not len(variants):
+        return pd.DataFrame(columns=columns)
+    variant_card = scorecard(variants, splits)      # no time cells: row i is variants' row i
+    rows = []
+    for v, (explains, hypothesis) in zip(variant_card.itertuples(index=False),
+                                         variants[["explains", "hypothesis"]].itertuples(index=False)):
+        main = card[(card["paper"] == v.paper) & (card["table"] == v.table) & (card["row"] == v.row)
+                    & (card["method"] == explains) & (card["scenario"] == v.scenario) & (card["column"] == v.column)]
+        if not len(main) or not main["sd_distance"].iloc[0] > 1 or v.ours_mean != v.ours_mean:
+            continue
+        m = main.iloc[0]
+        rows.append({**{c: m[c] for c in columns[:9]}, "variant": v.method, "variant_mean": v.ours_mean,
+                     "variant_sd_distance": v.sd_distance, "hypothesis": hypothesis})
+    return pd.DataFrame(rows, columns=columns)
