@@ -419,6 +419,11 @@ def _run_notebook_experiment(exp: Experiment, folder: Path, *, log, start: float
              f"in `report.html` beside it). One run of `notebooks/{exp.notebook}` with {parameters}.", "", *shown]))
         report_path = folder / "report.html"
         _atomic_write_text(report_path, _notebook_html(executed))
+        if "splits" in tables_ and exp.published:
+            try:
+                write_scorecard(folder.parent)
+            except Exception as exc:      # the scorecard of the other experiments must not stop this run
+                log(f"scorecard not updated: {_error_text(exc)}")
     return RunSummary(exp.name, folder, report_path, results_path, 1, 0 if done else 1, 1 if done else 0,
                       tuple(failures), time.perf_counter() - start, 0.0, busy, starts, interrupted,
                       int(executed.is_file()))
