@@ -441,3 +441,15 @@ def test_svc_without_intercept_matches_liblinear_and_brute_force():
     np.testing.assert_allclose(with_bias.decision_function(Xt), ref.decision_function(Xt), rtol=1e-6, atol=1e-8)
     with pytest.raises(TypeError, match="'intercept' parameter of svc must be a bool. Got 'no'"):
         get_method("svc").fit(X, y, X[:0], kernel=kernel, rng=0, intercept="no")
+
+
+def test_svm_dual_without_intercept_warns_when_it_stops_at_max_iter():
+    from toolkit import ConvergenceWarning
+    from toolkit._methods import svm_dual_without_intercept
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(30, 5))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=30) > 0, 1.0, -1.0)
+    with pytest.warns(ConvergenceWarning, match="max_iter=1 with duality gap"):
+        alpha, info = svm_dual_without_intercept(X @ X.T, y, 10.0, max_iter=1)
+    assert info["status"] == 1 and info["duality_gap"] > 0

@@ -248,7 +248,7 @@ def svm_dual_without_intercept(K, y, C, *, tol=1e-9, max_iter=15000):
             "polished": polished, "message": str(res.message)}
     if res.status == 1:
         warnings.warn(f"svm_dual_without_intercept stopped at max_iter={max_iter} with duality gap "
-                      f"{primal - dual:.3g}", ConvergenceWarning, stacklevel=2)
+                      f"{info['duality_gap']:.3g}; raise max_iter.", ConvergenceWarning, stacklevel=2)
     return alpha, info
 
 
