@@ -12,8 +12,8 @@ from scipy.optimize import minimize
 
 import toolkit
 from toolkit.kernels import kernel_matrix
-from toolkit.tsvm import TSVMResult, tsvm
-from toolkit.tsvm._cccp import _convex_step
+from toolkit.transductive import TSVMResult, tsvm
+from toolkit.transductive._cccp import _convex_step
 
 
 def two_clusters(n=60, seed=0, shift=2.5, stretch=3.0):
@@ -210,3 +210,19 @@ def test_bad_data_is_named():
         tsvm(X[[0, 10]], y[[0, 10]], bad)
     with pytest.raises(ValueError, match="features"):
         tsvm(X[[0, 10]], y[[0, 10]], np.ones((5, 3)))
+
+
+def test_the_tsvm_method_takes_c_star_in_units_of_one_over_u():
+    from toolkit._methods import get_method
+    from toolkit.selection import CachedKernel
+
+    X, y = two_clusters(60, seed=2, shift=1.5)
+    lab = np.r_[0, 1, 30, 31]
+    unl = np.setdiff1d(np.arange(60), lab)
+    model = get_method("tsvm").fit(X[lab], y[lab], X[unl], kernel=CachedKernel(kernel="linear"), rng=0, C=2.0,
+                                   C_star_u=14.0)
+    direct = tsvm(X[lab], y[lab], X[unl], C=2.0, C_star=14.0 / 56)
+    np.testing.assert_allclose(model.decision_function(X), direct.decision_function(X), rtol=1e-12)
+    assert model.params["C_star"] == pytest.approx(0.25)
+    with pytest.raises(ValueError, match="'C_star_u' parameter"):
+        get_method("tsvm").fit(X[lab], y[lab], X[unl], kernel=CachedKernel(kernel="linear"), rng=0, C_star_u=-1.0)

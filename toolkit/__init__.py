@@ -39,6 +39,8 @@ _EXPORTS: dict[str, str] = {
     "validation_curve": "toolkit.paths",
     "cv_svm_path": "toolkit.paths",
     "cv_laplacian_svm_path": "toolkit.paths",
+    # transductive SVM
+    "tsvm": "toolkit.transductive",
     # model selection
     "select": "toolkit.selection",
     "SemiSupervisedKFold": "toolkit.selection",
@@ -51,7 +53,7 @@ _EXPORTS: dict[str, str] = {
 # Solver families live in modules named after the family, never after a function: a submodule
 # import binds the package attribute of the same name, which would shadow a function export.
 _SUBMODULES = {
-    "data", "kernels", "graphs", "rls", "manifold", "paths", "early_stopping",
+    "data", "kernels", "graphs", "rls", "transductive", "manifold", "paths", "early_stopping",
     "selection", "stats", "reports", "cli",
 }
 

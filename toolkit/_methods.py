@@ -44,7 +44,7 @@ class Method:
     baseline : str or None
         The supervised method it is compared with in "did the unlabelled data help?".
     family : str
-        Solver family (``"supervised"``, ``"s2rlsc"``, ``"laplacian"``, ``"path"``).
+        Solver family (``"supervised"``, ``"s2rlsc"``, ``"transductive"``, ``"laplacian"``, ``"path"``).
     requires : str or None
         Module that must be importable for the method to be available.
     regularization : (str, str) or None
@@ -286,6 +286,17 @@ def _fit_s2rlsc(Xl, yl, Xu, *, kernel, rng, **params):
     return s2rlsc(Xl, yl, Xu, kernel=kernel.for_solver(), rng=rng, **params)
 
 
+def _fit_tsvm(Xl, yl, Xu, *, kernel, rng, C=1.0, C_star_u=1.0, **params):
+    """:func:`toolkit.transductive.tsvm` with ``C* = C_star_u / u``: Gieseke et al. (2011, 2012) search
+    C* in {0.01, 1, 100} / u, a grid that only reads the same for every data set in units of 1/u."""
+    from toolkit._validation import check_scalar
+    from toolkit.transductive import tsvm
+
+    C_star_u = check_scalar(C_star_u, "C_star_u", "the tsvm method (C* = C_star_u / u)", low=0.0)
+    # the caching callable, not for_solver(): one kernel matrix per fold for the whole (C, C*) grid
+    return tsvm(Xl, yl, Xu, kernel=kernel, C=C, C_star=C_star_u / Xu.shape[0], **params)
+
+
 #: The graph of the Laplacian methods and its defaults: those of :func:`toolkit.lapsvm`.
 GRAPH_PARAMS = {"neighbors": 6, "degree": 1, "normalized": True, "weight": "binary", "graph_sigma": None,
                 "metric": "euclidean"}
@@ -375,6 +386,13 @@ register_method(Method(
     # no warm start: starting the local search from the neighbouring grid point's labelling was
     # measured to end in worse local optima (moons, 2 restarts) for no reliable speed-up
     description="semi-supervised RLSC by local search", citation="Gieseke et al. (2012)"))
+register_method(Method(
+    "tsvm", _fit_tsvm, params=("C", "C_star_u", "s", "balance", "tol", "max_iter"),
+    grid={"C": _POW2, "C_star_u": (0.01, 1.0, 100.0)}, baseline="svc", family="transductive",
+    requires="toolkit.transductive",
+    regularization=("C", "smaller"), balance_param="balance",
+    description="transductive SVM, ramp loss by CCCP (UniverSVM's algorithm); C_star_u = u C*",
+    citation="Collobert, Sinz, Weston & Bottou (2006)"))
 register_method(Method(
     "lapsvm", _fit_lapsvm,
     params=("gamma_A", "gamma_I", "neighbors", "degree", "normalized", "method", "stop", "weight",

@@ -5,10 +5,10 @@ procedure, the algorithm of UniverSVM (the semi-supervised SVM column of Gieseke
 Tables 2-3). The package holds the solver :func:`tsvm` and its result :class:`TSVMResult`
 (``_cccp``).
 """
-from toolkit.tsvm._cccp import TSVMResult, tsvm
+from toolkit.transductive._cccp import TSVMResult, tsvm
 
 __all__ = ["tsvm", "TSVMResult"]
 
 for _name in __all__:  # documented, pickled and shown under the public module, not the private one
-    globals()[_name].__module__ = "toolkit.tsvm"
+    globals()[_name].__module__ = "toolkit.transductive"
 del _name
