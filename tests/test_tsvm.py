@@ -226,3 +226,11 @@ def test_the_tsvm_method_takes_c_star_in_units_of_one_over_u():
     assert model.params["C_star"] == pytest.approx(0.25)
     with pytest.raises(ValueError, match="'C_star_u' parameter"):
         get_method("tsvm").fit(X[lab], y[lab], X[unl], kernel=CachedKernel(kernel="linear"), rng=0, C_star_u=-1.0)
+
+
+def test_result_reports_itself():
+    X, y = two_clusters(40, seed=6)
+    fit = tsvm(X[[0, 20]], y[[0, 20]], X[1:20], C=1.0, C_star=0.5)
+    text = fit.summary()
+    assert "objective J (eq. 5)" in text and f"{fit.objective:.10g}" in text
+    assert "<table" in fit._repr_html_()

@@ -17,12 +17,12 @@ from toolkit._contract import (CONVERGED, MAX_ITER, IntermediateResult, is_conve
                                status_message, warn_not_converged)
 from toolkit._validation import check_labels, check_matrix, check_option, check_scalar
 from toolkit.kernels import KERNELS, stacked_training_kernel
-from toolkit.rls._results import KernelExpansion
+from toolkit.rls._results import KernelExpansion, _html_table, _text_table
 
 __all__ = ["tsvm", "TSVMResult"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class TSVMResult:
     """A transductive SVM fitted by CCCP (Collobert et al. 2006, Algorithm 2).
 
@@ -57,6 +57,23 @@ class TSVMResult:
     def predict(self, X):
         """Class labels for new points, coded like the training labels (ties go to the positive class)."""
         return self.classes[(self.decision_function(X) >= 0).astype(int)]
+
+    def _rows(self):
+        p = self.params
+        return [("kernel", p["kernel"]), ("C / C*", f"{p['C']:.6g} / {p['C_star']:.6g}"), ("s (ramp)", p["s"]),
+                ("balance b_c", f"{p['balance']:.4g}"), ("classes (-1, +1)", self.classes.tolist()),
+                ("objective J (eq. 5)", f"{self.objective:.10g}"),
+                ("CCCP iterations", self.n_iter),
+                ("largest duality gap of a convex step", f"{np.max(self.history['duality_gap']):.3g}"),
+                ("converged", f"{self.converged} (status {self.status})"), ("message", self.message),
+                ("fallbacks", len(self.fallbacks)), ("time [s]", f"{self.time:.4f}")]
+
+    def summary(self):
+        """A short text report."""
+        return _text_table("TSVM (transductive SVM, ramp loss, CCCP)", self._rows())
+
+    def _repr_html_(self):
+        return _html_table("TSVM", self._rows())
 
 
 def _ramp_objective(v, f, Kv_dot, y_l, l, C, C_star, s):
