@@ -473,6 +473,9 @@ def _cases():
         "s2rlsc": (fit_case(lambda X_labeled, y_labeled, X_unlabeled, lam_u: toolkit.s2rlsc(
                        X_labeled, y_labeled, X_unlabeled, lam_u=lam_u, eps=0.3, restarts=1, rng=0), "lam_u"),
                    lambda r, a: _finite(r.decision_function(a["X_labeled"]))),
+        "tsvm": (fit_case(lambda X_labeled, y_labeled, X_unlabeled, C: toolkit.tsvm(
+                     X_labeled, y_labeled, X_unlabeled, C=C, C_star=0.5), "C"),
+                 lambda r, a: _finite(r.decision_function(a["X_labeled"]))),
         "lapsvm": (fit_case(lambda X_labeled, y_labeled, X_unlabeled, gamma_A: toolkit.lapsvm(
                        X_labeled, y_labeled, X_unlabeled, gamma_A=gamma_A, **lap_kw), "gamma_A", "nonneg", "ymulti"),
                    lambda r, a: _finite(r.decision_function(a["X_labeled"]))),
