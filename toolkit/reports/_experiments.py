@@ -65,6 +65,12 @@ class ExperimentError(ValueError):
     """An experiment file is invalid; the message names the file, the key and the valid choices."""
 
 
+def _one_of(path, what, value, choices):
+    """Raise :class:`ExperimentError` ("PATH: WHAT. Valid choices: ...") unless ``value`` is in ``choices``."""
+    if value not in choices:
+        raise ExperimentError(f"{path}: {what}. Valid choices: {', '.join(choices)}.")
+
+
 def notebooks_dir() -> Path:
     """The folder of the notebooks: ``$TOOLKIT_NOTEBOOKS``, else the installed ``toolkit.notebooks``.
 
@@ -375,13 +381,9 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
             if not isinstance(entry["grid"][key], list) or not entry["grid"][key]:
                 raise ExperimentError(f"{path}: {where}.grid.{key} must be a non-empty array of values.")
         for task_name in entry.get("tasks", []):
-            if task_name not in task_names:
-                raise ExperimentError(f"{path}: {where}.tasks names {task_name!r}, which is not a task. Valid "
-                                      f"choices: {', '.join(task_names)}.")
+            _one_of(path, f"{where}.tasks names {task_name!r}, which is not a task", task_name, task_names)
         for scenario in entry.get("scenarios", []):
-            if scenario not in SCENARIOS:
-                raise ExperimentError(f"{path}: {where}.scenarios = {scenario!r} is not a scenario. Valid "
-                                      f"choices: {', '.join(SCENARIOS)}.")
+            _one_of(path, f"{where}.scenarios = {scenario!r} is not a scenario", scenario, SCENARIOS)
         if not method.available:
             if spec.get("skip_unavailable", False):
                 skipped.append(f"{name} (needs {method.requires}, not available yet)")
@@ -467,13 +469,9 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
                 raise ExperimentError(f"{path}: {where} needs the key {key!r} (the method that misses, the variant "
                                       "that tests the explanation, and the explanation in words).")
         for key in ("method", "by"):
-            if entry[key] not in labels:
-                raise ExperimentError(f"{path}: {where}.{key} = {entry[key]!r} is not a method of this experiment. "
-                                      f"Valid choices: {', '.join(labels)}.")
+            _one_of(path, f"{where}.{key} = {entry[key]!r} is not a method of this experiment", entry[key], labels)
         for task in entry.get("tasks", []):
-            if task not in task_names:
-                raise ExperimentError(f"{path}: {where}.tasks: {task!r} is not a task. Valid choices: "
-                                      f"{', '.join(task_names)}.")
+            _one_of(path, f"{where}.tasks: {task!r} is not a task", task, task_names)
         explanations.append(dict(entry))
     description = spec.get("description", "")
     if quick:   # the description states the full protocol: say what this run does instead

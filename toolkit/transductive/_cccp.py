@@ -15,9 +15,10 @@ import numpy as np
 
 from toolkit._contract import (CONVERGED, MAX_ITER, IntermediateResult, is_converged, lazy, run_callback,
                                status_message, warn_not_converged)
-from toolkit._validation import check_labels, check_matrix, check_option, check_scalar
-from toolkit.kernels import KERNELS, stacked_training_kernel
+from toolkit._validation import check_features, check_matrix, check_scalar
+from toolkit.kernels import stacked_training_kernel
 from toolkit.rls._results import KernelExpansion, _html_table, _text_table
+from toolkit.rls._solvers import _check_kernel, _encode_labels
 
 __all__ = ["tsvm", "TSVMResult"]
 
@@ -208,14 +209,7 @@ def tsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, kern
     """
     func = "tsvm"
     t_start = time.perf_counter()
-    if not callable(kernel):
-        check_option(kernel, "kernel", func, KERNELS)
-    if kernel == "rbf":
-        if sigma is None:
-            raise ValueError(f"The 'sigma' parameter of {func} is required for kernel='rbf'. Got None instead.")
-        sigma = check_scalar(sigma, "sigma", func, low=0.0, low_closed=False)
-    kernel_degree = check_scalar(kernel_degree, "kernel_degree", func, kind=numbers.Integral, low=1)
-    coef0 = check_scalar(coef0, "coef0", func, low=0.0)
+    sigma, kernel_degree, coef0 = _check_kernel(kernel, sigma, kernel_degree, coef0, func)
     C = check_scalar(C, "C", func, low=0.0, low_closed=False)
     C_star = C if C_star is None else check_scalar(C_star, "C_star", func, low=0.0)
     s = check_scalar(s, "s", func, high=1.0, high_closed=False)
@@ -229,18 +223,12 @@ def tsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, kern
     precomputed = kernel == "precomputed"
     X_l = check_matrix(X_labeled, "X_labeled", func, accept_sparse=not precomputed)
     X_u = check_matrix(X_unlabeled, "X_unlabeled", func, accept_sparse=not precomputed)
-    y = check_labels(y_labeled, "y_labeled", func, n_rows=X_l.shape[0], rows_name="X_labeled")
-    classes = np.unique(y)
-    if classes.shape[0] != 2:
-        raise ValueError(f"The 'y_labeled' parameter of {func} must contain exactly two classes. "
-                         f"Got {classes.shape[0]} class(es) {classes.tolist()} instead.")
-    y_l = np.where(y == classes[1], 1.0, -1.0)
+    classes, y_l = _encode_labels(y_labeled, X_l.shape[0], func)
     l, u = X_l.shape[0], X_u.shape[0]
     if u == 0:
         raise ValueError(f"The 'X_unlabeled' parameter of {func} must hold at least one point. Got 0 rows instead.")
-    if not precomputed and X_l.shape[1] != X_u.shape[1]:
-        raise ValueError(f"{func}: 'X_labeled' has {X_l.shape[1]} features but 'X_unlabeled' has {X_u.shape[1]}; "
-                         "they must match.")
+    if not precomputed:
+        check_features(func, "X_labeled", X_l, "X_unlabeled", X_u)
     X, K = stacked_training_kernel(X_l, X_u, func, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree,
                                    coef0=coef0)
     n = l + u
