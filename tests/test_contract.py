@@ -362,3 +362,23 @@ def test_validation_rule_stops_a_path_when_the_validation_error_stops_improving(
     assert stopped.stop.value == pytest.approx(errs[k]) and stopped.stop.threshold == pytest.approx(errs[k - 1])
     with pytest.raises(ValueError, match="status 1"):
         stopped.coef(full.breakpoints[k] / 2)
+
+
+def test_results_pickle_and_stay_read_only():
+    """Frozen results travel (pickle, Dask workers, estimators); their dict fields refuse assignment."""
+    import pickle
+
+    import toolkit
+    from toolkit._contract import ReadOnlyDict
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    for result in (toolkit.lapsvm(X[:8], y[:8], X[8:], sigma=1.0), toolkit.s2rlsc(X[:8], y[:8], X[8:], rng=0),
+                   toolkit.mmc(X, rng=0)):
+        again = pickle.loads(pickle.dumps(result))
+        assert isinstance(again.history, ReadOnlyDict)
+        assert list(again.history) == list(result.history)
+        np.testing.assert_array_equal(again.decision_function(X), result.decision_function(X))
+        with pytest.raises(TypeError, match="does not support item assignment"):
+            again.history["objective"] = None

@@ -54,7 +54,7 @@ _EXPORTS: dict[str, str] = {
 # import binds the package attribute of the same name, which would shadow a function export.
 _SUBMODULES = {
     "data", "kernels", "graphs", "rls", "transductive", "manifold", "paths", "early_stopping",
-    "selection", "stats", "reports", "cli",
+    "selection", "estimators", "stats", "reports", "cli",
 }
 
 __all__ = sorted(_EXPORTS) + sorted(_SUBMODULES) + ["__version__"]

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 __all__ = ["ConvergenceWarning", "SOLVER_STATUS", "StatusInfo", "CONVERGED", "EARLY_STOP", "MAX_ITER",
            "CALLBACK", "BREAKDOWN", "REQUESTED_END", "RESOLUTION_LIMIT", "status_message", "is_converged",
-           "IntermediateResult", "lazy", "RuleFired", "CallbackStop", "run_callback", "warn_not_converged"]
+           "IntermediateResult", "ReadOnlyDict", "lazy", "RuleFired", "CallbackStop", "run_callback", "warn_not_converged"]
 
 
 class ConvergenceWarning(UserWarning):
@@ -164,6 +164,34 @@ class IntermediateResult(Mapping):
             return text if len(text) <= 60 else text[:57] + "..."
         body = ", ".join(f"{k}={show(v)}" for k, v in self._data.items())
         return f"IntermediateResult({body})"
+
+
+class ReadOnlyDict(Mapping):
+    """A read-only mapping for the dict-valued fields of frozen results (``history``, ``params``).
+
+    Like :class:`types.MappingProxyType` it refuses item assignment, but it pickles (results go
+    into estimators, which scikit-learn pickles, and across processes to Dask workers).
+    """
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data=()):
+        self._data = dict(data)
+
+    def __getitem__(self, key):
+        return self._data[key]
+
+    def __iter__(self):
+        return iter(self._data)
+
+    def __len__(self):
+        return len(self._data)
+
+    def __repr__(self):
+        return f"ReadOnlyDict({self._data!r})"
+
+    def __reduce__(self):
+        return (ReadOnlyDict, (self._data,))
 
 
 class RuleFired(StopIteration):

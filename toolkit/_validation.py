@@ -284,6 +284,59 @@ def check_labels(y, name, func, *, n_rows=None, rows_name=None):
     return y
 
 
+def unlabeled_mask(y, unlabeled):
+    """Boolean mask of the rows of ``y`` marked unlabelled by the marker ``unlabeled``.
+
+    The one reading of the marker, shared by :class:`toolkit.selection.SemiSupervisedKFold`, the
+    estimators of :mod:`toolkit.estimators` and :meth:`toolkit.data.Dataset.target`. A float NaN
+    marker matches NaN labels; a string marker matches only string labels, a number only numbers
+    (a string label ``"-1"`` is a class, not the marker ``-1``); object arrays compare element by
+    element.
+    """
+    y = np.asarray(y)
+    if isinstance(unlabeled, float) and np.isnan(unlabeled):
+        if y.dtype.kind == "f":
+            return np.isnan(y)
+        if y.dtype.kind == "O":
+            return np.array([isinstance(v, float) and v != v for v in y], dtype=bool)
+        return np.zeros(y.shape, dtype=bool)
+    marker_is_text = isinstance(unlabeled, (str, np.str_))
+    if y.dtype.kind in "US" and not marker_is_text:
+        return np.zeros(y.shape, dtype=bool)
+    if y.dtype.kind in "biuf" and marker_is_text:
+        return np.zeros(y.shape, dtype=bool)
+    if y.dtype.kind == "O":
+        return np.array([type(v) is not bool and _same_label(v, unlabeled) for v in y], dtype=bool)
+    return np.asarray(y == unlabeled, dtype=bool)
+
+
+def _same_label(value, marker):
+    text = isinstance(value, (str, np.str_))
+    if text != isinstance(marker, (str, np.str_)):
+        return False
+    return bool(value == marker)
+
+
+def check_labeled_classes(classes, n_unlabeled, unlabeled, func):
+    """Refuse labelled rows of fewer than two classes, naming the marker that may have caused it.
+
+    The trap this catches: a binary task coded ``-1 / +1`` passed with the default marker ``-1``
+    turns a whole class into unlabelled rows; what remains is one class.
+    """
+    if len(classes) >= 2:
+        return
+    if len(classes) == 0:
+        found = "no labelled rows"
+    else:
+        only = classes[0].item() if isinstance(classes[0], np.generic) else classes[0]
+        found = f"only one class ({only!r}) among the labelled rows"
+    raise ValueError(
+        f"{func} needs labelled rows of at least two classes. Got {found}, with {n_unlabeled} rows marked "
+        f"unlabelled by unlabeled={unlabeled!r} instead. If {unlabeled!r} is a class of your data (as in a "
+        f"-1 / +1 coding), pass a marker that is not a class, e.g. unlabeled=0 or unlabeled=None on object "
+        f"labels, or build the target with toolkit.data.Dataset.target(split).")
+
+
 # Largest squared row norm for which every entry of X Zᵀ and of ||x||² + ||z||² - 2 xᵀz is finite:
 # |xᵀz| <= ||x|| ||z|| (Cauchy-Schwarz), so norms below max/4 keep the three terms and their sum
 # below the largest float64 (kernels and Euclidean distances alike). Checked before any product,

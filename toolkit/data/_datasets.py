@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_option, check_rng, check_scalar
+from .._validation import check_indices, check_option, check_rng, check_scalar, unlabeled_mask
 from . import _parsers
 from ._registry import catalogue, fetch_file
 
@@ -80,6 +80,68 @@ class Dataset:
         cls = "".join(f", {c!r}" for c in self.classes) if self.binary else ""
         return f"<Dataset {self.name}{cls}{opts}: {self.shape[0]} x {self.shape[1]} {kind}>"
 
+    def target(self, split=None, *, unlabeled=-1) -> np.ndarray:
+        """The target a scikit-learn style estimator expects: class labels, ``unlabeled`` elsewhere.
+
+        Every row gets its class label -- for a binary task ``load(name, a, b)`` the class
+        arguments ``a`` / ``b`` themselves (a group is named by its ``str``), otherwise the
+        original labels -- and, when ``split`` is given, every row that is not in
+        ``split.labeled`` gets the marker ``unlabeled`` instead. Unlike ``y`` (coded +1 / -1 for
+        binary tasks, so that scikit-learn's marker ``-1`` would silently turn class ``b`` into
+        unlabelled rows), the marker never collides with a class: a marker equal to a class is
+        refused.
+
+        Parameters
+        ----------
+        split : Split or None, default=None
+            The experiment whose labelled rows keep their labels; None labels every row (for
+            scoring, e.g. ``ds.target()[split.test]``).
+        unlabeled : int, str, float or None, default=-1
+            The marker of the rows not labelled; give the same value to the estimator's
+            ``unlabeled`` parameter and to :class:`~toolkit.selection.SemiSupervisedKFold`.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Integer labels where classes and marker are integers, otherwise an object array.
+
+        Examples
+        --------
+        >>> from toolkit import data
+        >>> from toolkit.estimators import LapSVM
+        >>> ds = data.load("usps", 2, 5)                                # doctest: +SKIP
+        >>> sp = data.split(ds, l=20, rng=0)                             # doctest: +SKIP
+        >>> rows = np.concatenate([sp.labeled, sp.unlabeled])            # doctest: +SKIP
+        >>> model = LapSVM(sigma=9.4).fit(ds.X[rows], ds.target(sp)[rows])  # doctest: +SKIP
+        >>> model.score(ds.X[sp.test], ds.target()[sp.test])             # doctest: +SKIP
+        """
+        func = "Dataset.target"
+        if self.binary:
+            names = [a if np.ndim(a) == 0 else str(a) for a in self.classes]
+            labels = np.where(self.y == 1, names[0], names[1]) if all(
+                isinstance(a, numbers.Integral) for a in names) else np.array(
+                [names[0] if v == 1 else names[1] for v in self.y], dtype=object)
+            classes = names
+        else:
+            labels = np.asarray(self.labels)
+            classes = np.unique(labels).tolist()
+        if any(unlabeled_mask(np.asarray([c], dtype=object), unlabeled)[0] for c in classes):
+            raise ValueError(
+                f"The 'unlabeled' parameter of {func} must not be a class of {self!r} (classes "
+                f"{tuple(classes)}). Got unlabeled={unlabeled!r} instead; pass a marker that is not a class, "
+                f"e.g. unlabeled={_free_marker(classes)!r}, and the same value to the estimator's 'unlabeled'.")
+        if split is None:
+            return labels.copy()
+        if not hasattr(split, "labeled"):
+            raise TypeError(f"The 'split' parameter of {func} must be a toolkit.data.Split or None. "
+                            f"Got {type(split).__name__} instead.")
+        labeled = check_indices(split.labeled, "split.labeled", func, labels.shape[0])
+        integral = labels.dtype.kind in "iu" and isinstance(unlabeled, numbers.Integral) \
+            and not isinstance(unlabeled, bool)
+        target = np.full(labels.shape[0], unlabeled, dtype=labels.dtype if integral else object)
+        target[labeled] = labels[labeled]
+        return target
+
     def summary(self) -> str:
         """A few lines: shape, class counts, provenance."""
         values, counts = np.unique(self.y, return_counts=True)
@@ -88,6 +150,15 @@ class Dataset:
         lines += [f"file {f} {h} from {u}" for f, h, u in zip(self.files, self.sha256, self.urls)]
         lines += [f"cite: {self.citation}", f"licence: {self.licence}"]
         return "\n".join(lines)
+
+
+def _free_marker(classes):
+    """A marker for unlabelled rows that is not one of ``classes``: -1, else 0, else the smallest free negative."""
+    taken = {c for c in classes if isinstance(c, numbers.Integral)}
+    for candidate in (-1, 0):
+        if candidate not in taken:
+            return candidate
+    return min(taken) - 1
 
 
 # --------------------------------------------------------------------------------------------

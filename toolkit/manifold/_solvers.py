@@ -22,7 +22,6 @@ import numbers
 import time
 import warnings
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -30,7 +29,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
 from toolkit.manifold import _core as core
-from toolkit._contract import (BREAKDOWN, CONVERGED, MAX_ITER, ConvergenceWarning, is_converged, status_message,
+from toolkit._contract import (BREAKDOWN, CONVERGED, MAX_ITER, ConvergenceWarning, ReadOnlyDict, is_converged, status_message,
                                warn_not_converged)
 from toolkit._validation import (check_consistent_rows, check_features, check_kernel_matrix, check_labels,
                                  check_laplacian_matrix, check_matrix, check_option, check_rng, check_scalar)
@@ -324,9 +323,9 @@ def _finish(raw, *, func, method, loss, classes, params, X, timings, t_solve, wa
     return LapSVMResult(
         alpha=alpha, b=b, objective=obj, converged=is_converged(status), status=status, message=message,
         n_iter=int(raw["n_iter"]), n_line_search=int(raw["n_line_search"]), stop=stop,
-        stop_reason=stop_reason, history=MappingProxyType(raw["history"]),
-        timings=MappingProxyType({**timings, "solve": t_solve}), method=method, loss=loss,
-        classes=classes, params=MappingProxyType({**params, "solver": func, "method": method}), X_train=X,
+        stop_reason=stop_reason, history=ReadOnlyDict(raw["history"]),
+        timings=ReadOnlyDict({**timings, "solve": t_solve}), method=method, loss=loss,
+        classes=classes, params=ReadOnlyDict({**params, "solver": func, "method": method}), X_train=X,
         fallbacks=tuple(raw.get("fallbacks", ())))
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import numbers
 import time
-from types import MappingProxyType
 
 import numpy as np
 import scipy.linalg as la
@@ -24,7 +23,7 @@ import scipy.sparse as sp
 
 from toolkit.rls._operator import (diagonal_weights, nystrom_features, operator_from_features,
                                       operator_from_kernel)
-from toolkit._contract import (CONVERGED, MAX_ITER, ConvergenceWarning, IntermediateResult, is_converged, lazy,
+from toolkit._contract import (CONVERGED, MAX_ITER, ConvergenceWarning, IntermediateResult, ReadOnlyDict, is_converged, lazy,
                                run_callback, status_message, warn_not_converged)
 from toolkit.rls._results import (KernelExpansion, MMCResult, RestartRecord, RLSCResult,
                                      S2RLSCResult)
@@ -384,7 +383,7 @@ def _search(op, y_fixed, first_inits, n_free, balance, eps, valid, *, search, or
         "restart_n_iter": np.array([rec.n_iter for rec in records], dtype=int),
         "restart_converged": np.array([rec.converged for rec in records], dtype=bool),
     }
-    return best_y, records, MappingProxyType(history), status, message, stop_event
+    return best_y, records, ReadOnlyDict(history), status, message, stop_event
 
 
 def _restart_report(n_done, record, best_y, best_F, first, op, expansion_of):

@@ -12,7 +12,7 @@ import numbers
 import numpy as np
 
 from toolkit._cv import stratified_folds
-from toolkit._validation import check_labels, check_scalar
+from toolkit._validation import check_labeled_classes, check_labels, check_scalar, unlabeled_mask
 
 __all__ = ["SCENARIOS", "scenario_label", "SemiSupervisedKFold"]
 
@@ -48,9 +48,13 @@ class SemiSupervisedKFold:
     random_state : int, numpy Generator, RandomState instance or None, default=None
         Seed of the shuffle (only used when ``shuffle=True``); a ``RandomState`` (scikit-learn's
         convention) is advanced by one draw per ``split``.
-    unlabeled : int, default=-1
-        The label that marks unlabelled rows (scikit-learn's ``-1``). Use another value (for
-        instance ``0``) when ``-1`` is a class, as in the toolkit's ±1 binary tasks.
+    unlabeled : int, str, float or None, default=-1
+        The label that marks unlabelled rows (scikit-learn's ``-1``), read as by the estimators
+        of :mod:`toolkit.estimators`. Use another value (for instance ``0``) when ``-1`` is a
+        class, as in the ``Dataset.y`` coding (+1 / -1) of the toolkit's binary tasks; or build
+        ``y`` with :meth:`toolkit.data.Dataset.target`, whose marker never collides with a class.
+        Labelled rows of fewer than two classes are refused with an error that names the marker
+        (the symptom of a class read as the marker).
 
     Examples
     --------
@@ -101,11 +105,11 @@ class SemiSupervisedKFold:
         n = y.shape[0] if X is None else len(X) if not hasattr(X, "shape") else X.shape[0]
         if y.shape[0] != n:
             raise ValueError(f"SemiSupervisedKFold.split: 'X' has {n} rows but 'y' has {y.shape[0]}; they must match.")
-        marker_is_nan = isinstance(self.unlabeled, float) and np.isnan(self.unlabeled)
-        is_unlabeled = np.isnan(y) if (marker_is_nan and y.dtype.kind == "f") else (y == self.unlabeled)
+        is_unlabeled = unlabeled_mask(y, self.unlabeled)
         labeled = np.flatnonzero(~is_unlabeled)
         unlabeled = np.flatnonzero(is_unlabeled)
         check_labels(y[labeled], "y", func)       # the labelled rows: finite labels
+        check_labeled_classes(np.unique(y[labeled]), unlabeled.size, self.unlabeled, func)
         if labeled.size < self.n_splits:
             raise ValueError(f"SemiSupervisedKFold.split: {labeled.size} labelled rows cannot be split into "
                              f"{self.n_splits} folds; use n_splits <= {labeled.size}.")

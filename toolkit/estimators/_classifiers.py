@@ -1,0 +1,337 @@
+"""The classifiers: RLSC, S2RLSC, TSVM, LapSVM, LapRLSC and the path-backed LapSVMPath.
+
+Each class only stores its parameters (named and defaulted as in the function it wraps) and
+delegates to that function; see :mod:`toolkit.estimators` for the label convention.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from toolkit._validation import check_scalar
+from toolkit.estimators._base import SemiSupervisedClassifier
+from toolkit.manifold import laprlsc, lapsvm
+from toolkit.paths import laplacian_svm_path
+from toolkit.rls import rlsc, s2rlsc
+from toolkit.transductive import tsvm
+
+__all__ = ["RLSC", "S2RLSC", "TSVM", "LapSVM", "LapRLSC", "LapSVMPath"]
+
+_CONVENTION = """
+    Unlabelled rows are marked in ``y`` by ``unlabeled`` (scikit-learn's ``-1`` by default); a
+    marker equal to one of your classes (as ``-1`` in a -1 / +1 coding) would turn that class into
+    unlabelled rows, which ``fit`` refuses when it leaves fewer than two classes. Build ``y`` with
+    :meth:`toolkit.data.Dataset.target` for the toolkit's data sets.
+"""
+
+_FITTED = """
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The labels of the labelled rows, sorted; ``decision_function > 0`` means ``classes_[1]``.
+    result_ : {result} or tuple of them
+        The function's result (one per class, one-vs-rest, for more than two classes).
+    transduction_ : ndarray of shape (n_samples,)
+        The training labels: as given on the labelled rows, {found} on the unlabelled rows.
+    n_iter_ : int or ndarray of shape (n_classes,)
+        ``result_.n_iter`` (per class for more than two classes).
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when ``X`` had column names.
+"""
+
+
+class RLSC(SemiSupervisedClassifier):
+    """Regularised least-squares classifier on the labelled rows: the supervised baseline.
+
+    Minimises ``Σ_i (y_i − f(x_i))² + λ ‖f‖²_H`` over the labelled rows only (Gieseke et al. 2012,
+    eq. 2; :func:`toolkit.rlsc`). Rows marked ``unlabeled`` are ignored, so that the same ``y``
+    serves this baseline and the semi-supervised estimators.
+    """ + _CONVENTION + """
+    Parameters
+    ----------
+    kernel, sigma, kernel_degree, coef0, offset, lam
+        As in :func:`toolkit.rlsc`.
+    unlabeled : int, str, float or None, default=-1
+        The marker of unlabelled rows in ``y``.
+    """ + _FITTED.format(result=":class:`~toolkit.rls.RLSCResult`",
+                         found="predicted by the labelled fit").replace(
+        "    n_iter_ : int or ndarray of shape (n_classes,)\n        ``result_.n_iter`` (per class for more than two "
+        "classes).\n", "")
+
+    _function = staticmethod(rlsc)
+    _needs_unlabeled = False
+    _supervised = True
+
+    def __init__(self, *, kernel="linear", sigma=None, kernel_degree=2, coef0=1.0, offset=False, lam=1.0,
+                 unlabeled=-1):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.kernel_degree = kernel_degree
+        self.coef0 = coef0
+        self.offset = offset
+        self.lam = lam
+        self.unlabeled = unlabeled
+
+
+class S2RLSC(SemiSupervisedClassifier):
+    """Semi-supervised regularised least-squares classification (S²RLSC, Gieseke et al. 2012).
+
+    Minimises ``Σ_{i≤l} (y_i − f(x_i))² + λ' Σ_{i>l} (y_i − f(x_i))² + λ ‖f‖²_H`` over ``f`` and the
+    labels ``y_i ∈ {−1, +1}`` of the unlabelled rows, with their balance kept (eq. 3, solved by
+    the randomised search of :func:`toolkit.s2rlsc`). More than two classes: one-vs-rest.
+    """ + _CONVENTION + """
+    Parameters
+    ----------
+    kernel, sigma, kernel_degree, coef0, offset, lam, lam_u, balance, eps, search, order, mu, nu, init,
+    restarts, n_basis, polish, tol, max_iter, patience, callback, rng, progress
+        As in :func:`toolkit.s2rlsc` (``lam_u`` is λ').
+    unlabeled : int, str, float or None, default=-1
+        The marker of unlabelled rows in ``y``; at least one row must carry it.
+    """ + _FITTED.format(result=":class:`~toolkit.rls.S2RLSCResult`",
+                         found="the labels the search found (``result_.labels_unlabeled``)")
+
+    _function = staticmethod(s2rlsc)
+
+    def __init__(self, *, kernel="linear", sigma=None, kernel_degree=2, coef0=1.0, offset=False, lam=1.0,
+                 lam_u=1.0, balance=None, eps=0.1, search="1+1", order="round-robin", mu=5, nu=25, init="rlsc",
+                 restarts=10, n_basis=None, polish=True, tol=1e-12, max_iter=None, patience=None, callback=None,
+                 rng=None, progress=False, unlabeled=-1):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.kernel_degree = kernel_degree
+        self.coef0 = coef0
+        self.offset = offset
+        self.lam = lam
+        self.lam_u = lam_u
+        self.balance = balance
+        self.eps = eps
+        self.search = search
+        self.order = order
+        self.mu = mu
+        self.nu = nu
+        self.init = init
+        self.restarts = restarts
+        self.n_basis = n_basis
+        self.polish = polish
+        self.tol = tol
+        self.max_iter = max_iter
+        self.patience = patience
+        self.callback = callback
+        self.rng = rng
+        self.progress = progress
+        self.unlabeled = unlabeled
+
+
+class TSVM(SemiSupervisedClassifier):
+    """Transductive SVM with the ramp loss on unlabelled rows, by CCCP (Collobert et al. 2006).
+
+    Minimises ``½‖w‖² + C Σ_{i≤l} H_1(y_i f(x_i)) + C* Σ_{i>l} R_s(|f(x_i)|)`` under the balance
+    constraint (:func:`toolkit.tsvm`, the UniverSVM column of Gieseke et al. 2012).
+    """ + _CONVENTION + """
+    Parameters
+    ----------
+    kernel, sigma, kernel_degree, coef0, C, C_star, s, balance, tol, max_iter, qp_max_iter, callback
+        As in :func:`toolkit.tsvm`.
+    unlabeled : int, str, float or None, default=-1
+        The marker of unlabelled rows in ``y``; at least one row must carry it.
+    """ + _FITTED.format(result=":class:`~toolkit.transductive.TSVMResult`",
+                         found="the labels found (``result_.labels_unlabeled``)")
+
+    _function = staticmethod(tsvm)
+
+    def __init__(self, *, kernel="linear", sigma=None, kernel_degree=2, coef0=1.0, C=1.0, C_star=None, s=-0.3,
+                 balance=None, tol=1e-6, max_iter=100, qp_max_iter=10000, callback=None, unlabeled=-1):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.kernel_degree = kernel_degree
+        self.coef0 = coef0
+        self.C = C
+        self.C_star = C_star
+        self.s = s
+        self.balance = balance
+        self.tol = tol
+        self.max_iter = max_iter
+        self.qp_max_iter = qp_max_iter
+        self.callback = callback
+        self.unlabeled = unlabeled
+
+
+class _Manifold(SemiSupervisedClassifier):
+    """LapSVM / LapRLSC: ``validation`` labels mapped to each binary problem, float32 kept when asked."""
+
+    _needs_unlabeled = False          # the graph may be built on the labelled rows alone
+
+    def _input_dtype(self):
+        return np.float32 if self.dtype in ("float32", np.float32) else np.float64
+
+    def _solve(self, X_labeled, y_labeled, X_unlabeled, positive):
+        params = self._solver_params()
+        if self.validation is not None:
+            try:
+                X_validation, y_validation = self.validation
+            except (TypeError, ValueError) as exc:
+                raise TypeError(f"The 'validation' parameter of {type(self).__name__} must be a pair "
+                                f"(X_validation, y_validation) or None. Got {self.validation!r} instead.") from exc
+            params["validation"] = (X_validation, np.where(np.asarray(y_validation) == positive, 1.0, -1.0))
+        return type(self)._function(X_labeled, y_labeled, X_unlabeled, **params)
+
+    def _decision(self, result, X):
+        return np.asarray(result.decision_function(X), dtype=self._input_dtype())
+
+
+_MANIFOLD_PARAMS = """
+    Parameters
+    ----------
+    kernel, sigma, gamma_A, gamma_I, neighbors, degree, normalized, method, stop, validation, kernel_degree,
+    coef0, weight, graph_sigma, metric, tol, max_iter, callback, rng, dtype, blas_threads, neighbor_search{extra}
+        As in :func:`toolkit.{function}`, except that ``validation = (X_validation, y_validation)`` holds
+        labels coded like ``y`` (mapped to each binary problem here). ``dtype="float32"`` keeps
+        ``X`` and the decision values in float32.
+    unlabeled : int, str, float or None, default=-1
+        The marker of unlabelled rows in ``y``. Without unlabelled rows the graph is built on the
+        labelled rows alone.
+"""
+
+
+class LapSVM(_Manifold):
+    """Laplacian SVM in the primal, trained by Newton's method or early-stopped PCG (Melacci & Belkin 2011).
+
+    Minimises ``½ Σ_{i≤l} max(0, 1 − y_i f(x_i))² + γ_A αᵀKα + γ_I αᵀK L K α`` over the expansion
+    ``f(x) = Σ_i α_i k(x_i, x) + b`` on every training row (eq. 7; :func:`toolkit.lapsvm`), ``L``
+    the Laplacian of the rows' nearest-neighbour graph. More than two classes: one-vs-rest.
+    """ + _CONVENTION + _MANIFOLD_PARAMS.format(extra=", line_search", function="lapsvm") + _FITTED.format(
+        result=":class:`~toolkit.manifold.LapSVMResult`", found="``predict`` of the fit")
+
+    _function = staticmethod(lapsvm)
+
+    def __init__(self, *, kernel="rbf", sigma=1.0, gamma_A=1e-6, gamma_I=1e-2, neighbors=6, degree=1,
+                 normalized=True, method="pcg", stop="stability", validation=None, kernel_degree=2, coef0=1.0,
+                 weight="binary", graph_sigma=None, metric="euclidean", tol=1e-6, max_iter=None, callback=None,
+                 rng=None, dtype="float64", blas_threads=1, neighbor_search="auto", line_search=True, unlabeled=-1):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.gamma_A = gamma_A
+        self.gamma_I = gamma_I
+        self.neighbors = neighbors
+        self.degree = degree
+        self.normalized = normalized
+        self.method = method
+        self.stop = stop
+        self.validation = validation
+        self.kernel_degree = kernel_degree
+        self.coef0 = coef0
+        self.weight = weight
+        self.graph_sigma = graph_sigma
+        self.metric = metric
+        self.tol = tol
+        self.max_iter = max_iter
+        self.callback = callback
+        self.rng = rng
+        self.dtype = dtype
+        self.blas_threads = blas_threads
+        self.neighbor_search = neighbor_search
+        self.line_search = line_search
+        self.unlabeled = unlabeled
+
+
+class LapRLSC(_Manifold):
+    """Laplacian regularised least squares (LapRLSC; Belkin, Niyogi & Sindhwani 2006).
+
+    Minimises ``Σ_{i≤l} (y_i − f(x_i))² + γ_A αᵀKα + γ_I αᵀK L K α`` (eq. 7 with the squared loss;
+    :func:`toolkit.laprlsc`), solved directly or by early-stopped PCG. More than two classes:
+    one-vs-rest.
+    """ + _CONVENTION + _MANIFOLD_PARAMS.format(extra="", function="laprlsc") + _FITTED.format(
+        result=":class:`~toolkit.manifold.LapSVMResult`", found="``predict`` of the fit")
+
+    _function = staticmethod(laprlsc)
+
+    def __init__(self, *, kernel="rbf", sigma=1.0, gamma_A=1e-6, gamma_I=1e-2, neighbors=6, degree=1,
+                 normalized=True, method="direct", stop=None, validation=None, kernel_degree=2, coef0=1.0,
+                 weight="binary", graph_sigma=None, metric="euclidean", tol=1e-6, max_iter=None, callback=None,
+                 rng=None, dtype="float64", blas_threads=1, neighbor_search="auto", unlabeled=-1):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.gamma_A = gamma_A
+        self.gamma_I = gamma_I
+        self.neighbors = neighbors
+        self.degree = degree
+        self.normalized = normalized
+        self.method = method
+        self.stop = stop
+        self.validation = validation
+        self.kernel_degree = kernel_degree
+        self.coef0 = coef0
+        self.weight = weight
+        self.graph_sigma = graph_sigma
+        self.metric = metric
+        self.tol = tol
+        self.max_iter = max_iter
+        self.callback = callback
+        self.rng = rng
+        self.dtype = dtype
+        self.blas_threads = blas_threads
+        self.neighbor_search = neighbor_search
+        self.unlabeled = unlabeled
+
+
+class LapSVMPath(SemiSupervisedClassifier):
+    """The Laplacian SVM's whole regularisation path; ``lam`` is read at prediction, never refitted.
+
+    ``fit`` computes every breakpoint of the piecewise-linear path of the Laplacian SVM's dual
+    solution in λ (Wang, Qin & Huang; Hastie et al. 2004; :func:`toolkit.laplacian_svm_path`).
+    ``decision_function`` and ``predict`` evaluate it at ``lam``: after ``set_params(lam=...)``
+    the new λ is used at once, without refitting.
+    """ + _CONVENTION + """
+    Parameters
+    ----------
+    lam : float, default=1.0
+        The λ at which ``decision_function`` / ``predict`` evaluate the path (> 0).
+    kernel, sigma, kernel_degree, coef0, neighbors, weight, graph_sigma, normalized, degree, metric,
+    gamma_ratio, lambda_min, max_iter, ridge, callback
+        As in :func:`toolkit.laplacian_svm_path` (``sigma`` defaults to 1.0 here, as in LapSVM).
+    unlabeled : int, str, float or None, default=-1
+        The marker of unlabelled rows in ``y``.
+    """ + _FITTED.format(result=":class:`~toolkit.paths.LaplacianSvmPath`",
+                         found="``predict`` at ``lam``").replace(
+        "    n_iter_ : int or ndarray of shape (n_classes,)\n        ``result_.n_iter`` (per class for more than two "
+        "classes).\n", "    breakpoints_ : ndarray\n        The path's λ breakpoints (of the first binary problem).\n")
+
+    _function = staticmethod(laplacian_svm_path)
+    _needs_unlabeled = False
+    _sparse = False
+
+    def __init__(self, *, lam=1.0, kernel="rbf", sigma=1.0, kernel_degree=2, coef0=1.0, neighbors=6,
+                 weight="binary", graph_sigma=None, normalized=True, degree=1, metric="euclidean", gamma_ratio=1.0,
+                 lambda_min=None, max_iter=None, ridge=0.0, callback=None, unlabeled=-1):
+        self.lam = lam
+        self.kernel = kernel
+        self.sigma = sigma
+        self.kernel_degree = kernel_degree
+        self.coef0 = coef0
+        self.neighbors = neighbors
+        self.weight = weight
+        self.graph_sigma = graph_sigma
+        self.normalized = normalized
+        self.degree = degree
+        self.metric = metric
+        self.gamma_ratio = gamma_ratio
+        self.lambda_min = lambda_min
+        self.max_iter = max_iter
+        self.ridge = ridge
+        self.callback = callback
+        self.unlabeled = unlabeled
+
+    def _solver_params(self):
+        params = super()._solver_params()
+        del params["lam"]
+        return params
+
+    def _decision(self, result, X):
+        lam = check_scalar(self.lam, "lam", "LapSVMPath", low=0.0, low_closed=False)
+        return np.asarray(result.decision_function(X, lam))
+
+    def fit(self, X, y):
+        super().fit(X, y)
+        first = self.result_[0] if isinstance(self.result_, tuple) else self.result_
+        self.breakpoints_ = np.asarray(first.svm.breakpoints)
+        return self
