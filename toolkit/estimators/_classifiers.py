@@ -183,10 +183,12 @@ _MANIFOLD_PARAMS = """
     Parameters
     ----------
     kernel, sigma, gamma_A, gamma_I, neighbors, degree, normalized, method, stop, validation, kernel_degree,
-    coef0, weight, graph_sigma, metric, tol, max_iter, callback, rng, dtype, blas_threads, neighbor_search{extra}
+    coef0, weight, graph_sigma, metric, tol, max_iter, callback, rng, dtype, blas_threads, neighbor_search{extra},
+    n_basis, basis
         As in :func:`toolkit.{function}`, except that ``validation = (X_validation, y_validation)`` holds
         labels coded like ``y`` (mapped to each binary problem here). ``dtype="float32"`` keeps
-        ``X`` and the decision values in float32.
+        ``X`` and the decision values in float32; ``n_basis=r`` fits the low-rank model over ``r``
+        basis points (no n × n matrix; for large n).
     unlabeled : int, str, float or None, default=-1
         The marker of unlabelled rows in ``y``. Without unlabelled rows the graph is built on the
         labelled rows alone.
@@ -207,7 +209,8 @@ class LapSVM(_Manifold):
     def __init__(self, *, kernel="rbf", sigma=1.0, gamma_A=1e-6, gamma_I=1e-2, neighbors=6, degree=1,
                  normalized=True, method="pcg", stop="stability", validation=None, kernel_degree=2, coef0=1.0,
                  weight="binary", graph_sigma=None, metric="euclidean", tol=1e-6, max_iter=None, callback=None,
-                 rng=None, dtype="float64", blas_threads=1, neighbor_search="auto", line_search=True, unlabeled=-1):
+                 rng=None, dtype="float64", blas_threads=1, neighbor_search="auto", line_search=True, n_basis=None,
+                 basis="uniform", unlabeled=-1):
         self.kernel = kernel
         self.sigma = sigma
         self.gamma_A = gamma_A
@@ -230,6 +233,8 @@ class LapSVM(_Manifold):
         self.dtype = dtype
         self.blas_threads = blas_threads
         self.neighbor_search = neighbor_search
+        self.n_basis = n_basis
+        self.basis = basis
         self.line_search = line_search
         self.unlabeled = unlabeled
 
@@ -248,7 +253,8 @@ class LapRLSC(_Manifold):
     def __init__(self, *, kernel="rbf", sigma=1.0, gamma_A=1e-6, gamma_I=1e-2, neighbors=6, degree=1,
                  normalized=True, method="direct", stop=None, validation=None, kernel_degree=2, coef0=1.0,
                  weight="binary", graph_sigma=None, metric="euclidean", tol=1e-6, max_iter=None, callback=None,
-                 rng=None, dtype="float64", blas_threads=1, neighbor_search="auto", unlabeled=-1):
+                 rng=None, dtype="float64", blas_threads=1, neighbor_search="auto", n_basis=None, basis="uniform",
+                 unlabeled=-1):
         self.kernel = kernel
         self.sigma = sigma
         self.gamma_A = gamma_A
@@ -271,6 +277,8 @@ class LapRLSC(_Manifold):
         self.dtype = dtype
         self.blas_threads = blas_threads
         self.neighbor_search = neighbor_search
+        self.n_basis = n_basis
+        self.basis = basis
         self.unlabeled = unlabeled
 
 

@@ -29,6 +29,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
 from toolkit.manifold import _core as core
+from toolkit.manifold import _lowrank as lowrank
 from toolkit._contract import (BREAKDOWN, CONVERGED, MAX_ITER, ConvergenceWarning, ReadOnlyDict, is_converged, status_message,
                                warn_not_converged)
 from toolkit._validation import (check_consistent_rows, check_features, check_kernel_matrix, check_labels,
@@ -41,9 +42,18 @@ from toolkit.kernels import KERNELS, cross_kernel, kernel_matrix, stacked_traini
 __all__ = ["lapsvm", "laprlsc", "lapsvm_dual", "LapSVMResult", "ConvergenceWarning"]
 
 
-#: with neighbor_search="auto", the kNN graph of an RBF problem is read off the kernel matrix from this
-#: many points on: there the O(n² d) neighbour search costs as much as the kernel itself.
-KNN_FROM_KERNEL_MIN_N = 5000
+#: With neighbor_search="auto", dense points of at most this many features are searched with
+#: scikit-learn's trees (O(n log n)); beyond it, and for sparse points, an RBF problem reads its kNN
+#: graph off the kernel matrix it has computed anyway. Measured (benchmarks/bench_neighbors.py, 2
+#: cores, 20 neighbours): n = 8000, d = 2: trees 0.05 s vs 0.70 s off the kernel; d = 256: 0.55 s vs
+#: 0.40 s; n = 2000, d = 32-256: 0.24-0.36 s vs 0.03-0.04 s. The old rule (off the kernel from n = 5000
+#: whatever d) cost 1.4-1.8 s on two moons at n = 8000.
+KNN_TREE_MAX_FEATURES = 16
+
+
+def _read_off_kernel(X):
+    """The ``neighbor_search="auto"`` rule: read the graph off the kernel for sparse or high-dimensional points."""
+    return sp.issparse(X) or X.shape[1] > KNN_TREE_MAX_FEATURES
 
 
 # ------------------------------------------------------------------------------ result
@@ -171,7 +181,7 @@ class LapSVMResult:
 # ------------------------------------------------------------------------------ shared setup
 def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, coef0,
              gamma_A, gamma_I, neighbors, degree, normalized, weight, graph_sigma, metric, laplacian_matrix,
-             dtype, neighbor_search="auto"):
+             dtype, neighbor_search="auto", low_rank=False):
     precomputed = kernel == "precomputed"
     X_l = check_matrix(X_labeled, "X_labeled", func, accept_sparse=not precomputed)
     X_u = check_matrix(X_unlabeled, "X_unlabeled", func, allow_empty=True, accept_sparse=not precomputed)
@@ -206,12 +216,20 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
         raise ValueError(f"The 'dtype' parameter of {func} must be one of 'float64', 'float32'. Got {dtype!r} instead.")
     dtype = np.dtype(dtype).type
     t0 = time.perf_counter()
-    X, K = stacked_training_kernel(X_l, X_u, func, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree,
-                                   coef0=coef0)
+    if low_rank:                        # no n × n kernel: the reduced expansion builds K(X, Z) itself
+        if precomputed:
+            raise ValueError(f"The 'n_basis' parameter of {func} needs points: with kernel='precomputed' the "
+                             "n × n kernel exists already; use n_basis=None.")
+        X = (sp.vstack([X_l, X_u], format="csr") if sp.issparse(X_l) or sp.issparse(X_u) else np.vstack([X_l, X_u]))
+        K = None
+    else:
+        X, K = stacked_training_kernel(X_l, X_u, func, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree,
+                                       coef0=coef0)
     t_kernel = time.perf_counter() - t0
     K_full = K
 
     t0 = time.perf_counter()
+    degrees = None                      # of the kNN graph, when built here (the low-rank model uses them)
     if laplacian_matrix is not None:
         L = check_laplacian_matrix(laplacian_matrix, "laplacian_matrix", func, n)
     else:
@@ -223,8 +241,8 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
                                  f"distances sqrt(K_ii + K_jj - 2 K_ij), so 'metric' must be 'euclidean'. Got "
                                  f"{metric!r} instead; pass laplacian_matrix for another graph.")
             W = knn_graph_from_kernel(K_full, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma)
-        elif kernel == "rbf" and metric == "euclidean" and (
-                neighbor_search == "kernel" or (neighbor_search == "auto" and n >= KNN_FROM_KERNEL_MIN_N)):
+        elif K_full is not None and kernel == "rbf" and metric == "euclidean" and (
+                neighbor_search == "kernel" or (neighbor_search == "auto" and _read_off_kernel(X))):
             try:
                 W = knn_graph_from_kernel(K_full, neighbors=neighbors, sigma=sigma, weight=weight,
                                           graph_sigma=graph_sigma)
@@ -233,10 +251,11 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
                     raise
         if W is None:
             W = knn_graph(X, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma, metric=metric)
+        degrees = np.asarray(W.sum(axis=1), dtype=float).ravel()
         L = iterated_laplacian(graph_laplacian(W, normalized=bool(normalized)), degree=degree,
                             max_density=POWER_MAX_DENSITY)
     t_graph = time.perf_counter() - t0
-    if dtype is np.float32:
+    if dtype is np.float32 and K_full is not None:
         t0 = time.perf_counter()
         K = K_full.astype(np.float32, copy=False)     # a float32 gram is used as it is
         del K_full
@@ -250,7 +269,7 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
                   gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, degree=degree,
                   normalized=bool(normalized), weight=weight, graph_sigma=graph_sigma, metric=metric, n_labeled=l,
                   n_unlabeled=u, dtype=np.dtype(dtype).name)
-    return X, K, L, Y, classes, y_idx, params, {"kernel": t_kernel, "graph": t_graph}
+    return X, K, L, Y, classes, degrees, params, {"kernel": t_kernel, "graph": t_graph}
 
 
 def _initial(x0, n, C, func):
@@ -351,23 +370,30 @@ def _blas_limit(threads):
 def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, coef0,
          gamma_A, gamma_I, neighbors, degree, normalized, weight, graph_sigma, metric, method, stop, validation,
          y_unlabeled, tol, max_iter, x0, callback, rng, laplacian_matrix, dtype, blas_threads,
-         neighbor_search, line_search=True):
+         neighbor_search, line_search=True, n_basis=None, basis="uniform"):
     check_option(method, "method", func, ("newton", "pcg") if hinge else ("direct", "pcg"))
     if not isinstance(line_search, (bool, np.bool_)):
         raise TypeError(f"The 'line_search' parameter of {func} must be a bool. Got {line_search!r} instead.")
     if callback is not None and not callable(callback):
         raise TypeError(f"The 'callback' parameter of {func} must be callable or None. Got {callback!r} instead.")
-    check_rng(rng)                       # validated for the uniform contract; nothing is drawn
+    generator, _ = check_rng(rng)        # draws only the basis points of the low-rank expansion
+    n_basis = check_scalar(n_basis, "n_basis", func, kind=numbers.Integral, low=1, allow_none=True)
+    check_option(basis, "basis", func, lowrank.BASES)
     blas_threads = check_scalar(blas_threads, "blas_threads", func, kind=numbers.Integral, low=1, allow_none=True)
     tol = check_scalar(tol, "tol", func, low=0.0)
     max_iter = check_scalar(max_iter, "max_iter", func, kind=numbers.Integral, low=0, allow_none=True)
-    X, K, L, Y, classes, _, params, timings = _prepare(
+    X, K, L, Y, classes, degrees, params, timings = _prepare(
         func, X_labeled, y_labeled, X_unlabeled, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree,
         coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, degree=degree,
         normalized=normalized, weight=weight, graph_sigma=graph_sigma, metric=metric, laplacian_matrix=laplacian_matrix,
-        dtype=dtype, neighbor_search=neighbor_search)
+        dtype=dtype, neighbor_search=neighbor_search, low_rank=n_basis is not None)
     n, C = X.shape[0], Y.shape[1]
     l = Y.shape[0]
+    if n_basis is not None:
+        return _fit_reduced(func, hinge, X, L, degrees, Y, classes, params, timings, method=method, stop=stop,
+                            validation=validation, y_unlabeled=y_unlabeled, tol=tol, max_iter=max_iter, x0=x0,
+                            callback=callback, generator=generator, n_basis=n_basis, basis=basis,
+                            blas_threads=blas_threads)
     alpha0, b0 = _initial(x0, n, C, func)
     rule = make_rule(stop, tol=tol, func=func)
     val = _validation_targets(validation, X, classes, params, func, C)
@@ -402,12 +428,83 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
                    classes=classes, params=params, X=X, timings=timings, t_solve=t_solve, warn_fix=fix)
 
 
+def _fit_reduced(func, hinge, X, L, degrees, Y, classes, params, timings, *, method, stop, validation, y_unlabeled,
+                 tol, max_iter, x0, callback, generator, n_basis, basis, blas_threads):
+    """eq. (7) on the reduced expansion over ``n_basis`` training points (:mod:`toolkit.manifold._lowrank`).
+
+    With the normalised Laplacian of a graph built here, the expansion models the degree-normalised
+    decisions ``h = (D / d̄)^{-1/2} f`` (the coordinates in which ``L_sym`` is the combinatorial
+    Laplacian): ``f = S Φ θ`` on the training points, ``S = diag(√(d_i / d̄))``, so the graph term is
+    ``γ_I θᵀ Φᵀ S L_sym S Φ θ`` and the loss reads ``f_i = s_i φ_iᵀθ``. A reduced expansion cannot
+    follow the √d modulation that ``L_sym`` asks of ``f`` (its null space is ``D^{1/2} 1``), and
+    without this change of coordinates it pays ``½ γ_I Σ w_ij (1/√d_i − 1/√d_j)²``-type terms that
+    grow with n: measured on two moons (20 neighbours, heat weights, γ_I = 1, r = 500) the test error
+    rose from 1.1 % at n = 16 000 to 33 % at n = 200 000, against 0.05-0.15 % with this scaling.
+    ``decision_function`` returns ``h(x) = φ(x)ᵀθ``, which has the sign of ``f``.
+    """
+    n, l, C = X.shape[0], Y.shape[0], Y.shape[1]
+    if n_basis > n:
+        raise ValueError(f"The 'n_basis' parameter of {func} must be an int in [1, {n}] (the training points). "
+                         f"Got {n_basis} instead.")
+    if x0 is not None:
+        raise ValueError(f"The 'x0' parameter of {func} is not supported with n_basis (the warm start of the "
+                         "reduced expansion is not defined). Got a value instead of None.")
+    t0 = time.perf_counter()
+    index = lowrank.choose_basis(X, l, n_basis, basis, generator)
+    Z = X[index]
+    dtype = np.float32 if params["dtype"] == "float32" else np.float64
+    scale = None
+    if params["normalized"] and degrees is not None:
+        scale = np.sqrt(degrees / degrees.mean())
+        L = sp.diags(scale) @ L @ sp.diags(scale)
+    params.update(degree_normalized=scale is not None)
+    Phi, G, T = lowrank.reduced_system(X, Z, L, params["gamma_A"], params["gamma_I"], kernel=params["kernel"],
+                                       sigma=params["sigma"], kernel_degree=params["kernel_degree"],
+                                       coef0=params["coef0"], dtype=dtype)
+    timings["kernel"] += time.perf_counter() - t0
+    rule = make_rule(stop, tol=tol, func=func)
+    val = _validation_targets(validation, Z, classes, params, func, C)
+    if val is not None:                  # the validation rows in the solver's coordinates β (w = T β)
+        val = (np.asarray(val[0]) @ T, val[1])
+    if isinstance(rule, (ValidationCheck, MixedCheck)) and val is None:
+        raise ValueError(f"The 'stop' parameter of {func} is {getattr(rule, 'name', rule)!r}, which needs "
+                         "validation=(X_val, y_val). Got validation=None instead.")
+    y_u = _unlabeled_targets(y_unlabeled, n - l, classes, func, C)
+    params.update(stop=getattr(rule, "name", None), tol=tol, n_basis=int(Z.shape[0]), basis=basis,
+                  basis_rank=int(T.shape[1]))
+    timings["compile"] = 0.0
+    t0 = time.perf_counter()
+    with _blas_limit(blas_threads):
+        if method == "pcg":
+            # the rules' check period follows the problem's dimension, r + 1 (not n)
+            monitors = [] if rule is None else [start_monitor(rule, Z.shape[0] + 1, None if val is None else len(val[1]))]
+            raw = lowrank.pcg_reduced(Phi, G, Y, hinge=hinge, tol=tol, max_iter=1000 if max_iter is None else max_iter,
+                                      monitors=monitors, callback=callback, validation=val, unlabeled_truth=y_u,
+                                      labeled_scale=None if scale is None else scale[:l])
+            fix = ", or use an early-stopping rule (stop='stability')"
+        else:
+            raw = lowrank.newton_reduced(Phi, G, Y, hinge=hinge, max_iter=50 if max_iter is None else max_iter,
+                                         callback=callback, labeled_scale=None if scale is None else scale[:l])
+            fix = ""
+    theta = raw["theta"]
+    Phi_L = lowrank.labeled_rows(Phi, l, None if scale is None else scale[:l])
+    raw["objective"] = np.array([0.5 * (core.loss_terms(1.0 - Y[:, c] * (Phi_L @ theta[:, c]), hinge).sum()
+                                        + theta[:, c] @ (G @ theta[:, c])) for c in range(C)])
+    raw["alpha"] = T @ raw["alpha"]      # back to the expansion coefficients over the basis points
+    t_solve = time.perf_counter() - t0
+    result = _finish(raw, func=func, method=method, loss="squared_hinge" if hinge else "squared",
+                     classes=classes, params=params, X=Z, timings=timings, t_solve=t_solve, warn_fix=fix,
+                     stacklevel=5)
+    return result
+
+
 # ------------------------------------------------------------------------------ public API
 def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_A=1e-6, gamma_I=1e-2,
            neighbors=6, degree=1, normalized=True, method="pcg", stop="stability", validation=None,
            kernel_degree=2, coef0=1.0, weight="binary", graph_sigma=None, metric="euclidean", y_unlabeled=None,
            tol=1e-6, max_iter=None, x0=None, callback=None, rng=None,
-           laplacian_matrix=None, dtype="float64", blas_threads=1, neighbor_search="auto", line_search=True):
+           laplacian_matrix=None, dtype="float64", blas_threads=1, neighbor_search="auto", line_search=True,
+           n_basis=None, basis="uniform"):
     r"""Laplacian SVM with the squared hinge loss, trained in the primal.
 
     Minimises eq. (7) of Melacci & Belkin (2011) over ``α ∈ R^n`` and the unregularised bias ``b``:
@@ -496,9 +593,9 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
         :class:`~toolkit.early_stopping.EarlyStopping` stops with status 1 and is recorded in
         ``stop``.
     rng : None, int or Generator, default=None
-        Accepted for the uniform solver contract and validated. Nothing here is random (the kNN
-        graph is exact, PCG and Newton are deterministic), so the result is the same for every
-        ``rng``.
+        Draws the basis points of the low-rank expansion (``n_basis``); nothing else is random (the
+        kNN graph is exact, PCG and Newton are deterministic), so without ``n_basis`` the result is
+        the same for every ``rng``.
     laplacian_matrix : sparse matrix, ndarray or LinearOperator of shape (n, n), default=None
         Precomputed ``L^p`` (:func:`toolkit.graphs.laplacian`), skipping graph construction;
         checked to be finite and symmetric with a non-negative diagonal (an operator: its shape).
@@ -509,8 +606,10 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
         How the kNN graph is found: ``"sklearn"`` (:func:`toolkit.graphs.knn_graph`), ``"kernel"``
         (read off the RBF kernel matrix, :func:`toolkit.graphs.knn_graph_from_kernel`: the same graph
         up to ties, O(n²) instead of O(n² d)), ``"auto"``: the kernel for ``kernel="rbf"``,
-        ``metric="euclidean"`` and ``n >= 5000``; scikit-learn otherwise. With
-        ``kernel="precomputed"`` the graph is always read off the kernel.
+        ``metric="euclidean"`` with sparse points or more than 16 features (measured:
+        ``KNN_TREE_MAX_FEATURES``); scikit-learn's trees otherwise. With ``kernel="precomputed"``
+        the graph is always read off the kernel; with ``n_basis`` (no n × n kernel) scikit-learn
+        searches.
     blas_threads : int or None, default=1
         BLAS threads during PCG (via threadpoolctl); ``None`` leaves the setting alone. The product
         by ``K`` is memory-bound: one thread reaches most of the bandwidth, and on a shared machine
@@ -524,6 +623,19 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
         ``NewtonLineSearch = 0``). Both end at the same
         optimum when they converge; the full step usually needs fewer steps (COIL20(B): 3.3
         against 7.7 on average). A full-step run that cycles stops at ``max_iter`` with status 2.
+    n_basis : int or None, default=None
+        Low-rank model: the reduced expansion ``f(x) = Σ_{j ≤ r} w_j k(x, z_j) + b`` over
+        ``r = n_basis`` training points (every labelled point, then unlabelled ones drawn by
+        ``basis`` with ``rng``), and eq. (7) restricted to it (:mod:`toolkit.manifold._lowrank`).
+        No n × n matrix is formed: O(n r + nnz(L)) memory, ``G = γ_I Φᵀ L Φ + γ_A K_ZZ`` built once
+        in O(nnz(L) r + n r²), then O(r² + l r) per PCG iteration or Newton step. PCG is
+        preconditioned by the Cholesky factor of the Hessian at zero (FALKON's choice plus the
+        graph term), so its iteration count does not grow with n; the stopping rules check every
+        ``√(r+1) / 2`` iterations. ``alpha`` and ``X_train`` of the result are over the basis
+        points. ``None``: the exact expansion over all training points.
+    basis : {"uniform", "kmeans++"}, default="uniform"
+        How the unlabelled basis points are drawn: uniformly without replacement, or by k-means++
+        seeding (D² sampling, spread over the data; :func:`sklearn.cluster.kmeans_plusplus`).
 
     Returns
     -------
@@ -566,14 +678,16 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
                 neighbors=neighbors, degree=degree, normalized=normalized, weight=weight, graph_sigma=graph_sigma, metric=metric,
                 method=method, stop=stop, validation=validation, y_unlabeled=y_unlabeled, tol=tol,
                 max_iter=max_iter, x0=x0, callback=callback, rng=rng, laplacian_matrix=laplacian_matrix,
-                dtype=dtype, blas_threads=blas_threads, neighbor_search=neighbor_search, line_search=line_search)
+                dtype=dtype, blas_threads=blas_threads, neighbor_search=neighbor_search, line_search=line_search,
+                n_basis=n_basis, basis=basis)
 
 
 def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_A=1e-6, gamma_I=1e-2,
             neighbors=6, degree=1, normalized=True, method="direct", stop=None, validation=None,
             kernel_degree=2, coef0=1.0, weight="binary", graph_sigma=None, metric="euclidean", y_unlabeled=None,
             tol=1e-6, max_iter=None, x0=None, callback=None, rng=None,
-            laplacian_matrix=None, dtype="float64", blas_threads=1, neighbor_search="auto"):
+            laplacian_matrix=None, dtype="float64", blas_threads=1, neighbor_search="auto", n_basis=None,
+            basis="uniform"):
     r"""Laplacian Regularized Least Squares classifier (LapRLSC), Melacci & Belkin (2011) eq. (14).
 
     Minimises, over ``α`` and the unregularised bias ``b``,
@@ -617,7 +731,8 @@ def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma
                 neighbors=neighbors, degree=degree, normalized=normalized, weight=weight, graph_sigma=graph_sigma, metric=metric,
                 method=method, stop=stop, validation=validation, y_unlabeled=y_unlabeled, tol=tol,
                 max_iter=max_iter, x0=x0, callback=callback, rng=rng, laplacian_matrix=laplacian_matrix,
-                dtype=dtype, blas_threads=blas_threads, neighbor_search=neighbor_search)
+                dtype=dtype, blas_threads=blas_threads, neighbor_search=neighbor_search, n_basis=n_basis,
+                basis=basis)
 
 
 def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_A=1e-6,

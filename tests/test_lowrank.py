@@ -1,0 +1,153 @@
+"""Low-rank LapSVM / LapRLSC (``n_basis``): eq. (7) restricted to a reduced expansion.
+
+References are independent of the production code: the restricted objective written out densely
+with scipy's kNN-free Laplacian (:func:`toolkit.manifold._reference.knn_laplacian`) and minimised
+by L-BFGS-B in the raw coordinates ``(w, b)``; and the exact solver when every training point is a
+basis point.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import optimize
+
+from toolkit import laprlsc, lapsvm
+from toolkit.early_stopping import ValidationCheck
+from toolkit.estimators import LapSVM
+from toolkit.graphs import graph_laplacian, knn_graph
+from toolkit.kernels import kernel_matrix
+from toolkit.manifold._reference import knn_laplacian
+
+
+def _moons(n, seed=0, noise=0.1):
+    rng = np.random.default_rng(seed)
+    t = rng.uniform(0, np.pi, n)
+    upper = rng.random(n) < 0.5
+    X = np.where(upper[:, None], np.c_[np.cos(t), np.sin(t)], np.c_[1 - np.cos(t), 0.5 - np.sin(t)])
+    X = X + noise * rng.normal(size=(n, 2))
+    y = np.where(upper, 1.0, -1.0)
+    labeled = np.r_[np.flatnonzero(y > 0)[:3], np.flatnonzero(y < 0)[:3]]
+    rest = np.setdiff1d(np.arange(n), labeled)
+    return X[labeled], y[labeled], X[rest], y[rest]
+
+
+def _restricted_objective(theta, Kxz, Kzz, L, y, gA, gI, scale, hinge):
+    """½ (Σ ℓ(1 − y_i s_i h_i) + γ_A wᵀ K_ZZ w + γ_I (S h)ᵀ L (S h)),  h = K_XZ w + b (written out)."""
+    b, w = theta[0], theta[1:]
+    h = Kxz @ w + b
+    f = scale * h
+    m = 1 - y * f[:len(y)]
+    m = np.maximum(m, 0) if hinge else m
+    return 0.5 * (m @ m + gA * w @ Kzz @ w + gI * f @ L @ f)
+
+
+def _lbfgs(Kxz, Kzz, L, y, gA, gI, scale, hinge):
+    def fun(theta):
+        return _restricted_objective(theta, Kxz, Kzz, L, y, gA, gI, scale, hinge)
+
+    def grad(theta):
+        b, w = theta[0], theta[1:]
+        f = scale * (Kxz @ w + b)
+        m = 1 - y * f[:len(y)]
+        r = np.zeros(len(f))
+        r[:len(y)] = -(np.maximum(m, 0) if hinge else m) * y
+        g_f = scale * (r + gI * (L @ f))
+        return np.r_[g_f.sum(), Kxz.T @ g_f + gA * (Kzz @ w)]
+
+    best = optimize.minimize(fun, np.zeros(Kxz.shape[1] + 1), jac=grad, method="L-BFGS-B",
+                             options={"maxiter": 20000, "ftol": 1e-15, "gtol": 1e-12})
+    return best.fun
+
+
+@pytest.mark.parametrize("hinge", [True, False])
+@pytest.mark.parametrize("normalized", [False, True])
+@pytest.mark.parametrize("method", ["newton", "pcg"])
+def test_reduced_solution_minimises_the_restricted_objective(hinge, normalized, method):
+    Xl, yl, Xu, _ = _moons(80)
+    kw = dict(sigma=0.5, gamma_A=1e-2, gamma_I=0.5, neighbors=5, normalized=normalized, n_basis=25, rng=3)
+    solver = lapsvm if hinge else laprlsc
+    method = method if hinge or method == "pcg" else "direct"
+    fit = solver(Xl, yl, Xu, method=method, stop=None, tol=1e-10, **kw)
+    X = np.r_[Xl, Xu]
+    Z = fit.X_train
+    Kxz, Kzz = kernel_matrix(X, Z, kernel="rbf", sigma=0.5), kernel_matrix(Z, kernel="rbf", sigma=0.5)
+    W = knn_graph(X, neighbors=5)
+    L = knn_laplacian(X, 5, normalized, 1)
+    degrees = np.asarray(W.sum(axis=1)).ravel()
+    scale = np.sqrt(degrees / degrees.mean()) if normalized else np.ones(len(X))
+    ours = _restricted_objective(np.r_[fit.b, fit.alpha], Kxz, Kzz, L, yl, 0.01, 0.5, scale, hinge)
+    reference = _lbfgs(Kxz, Kzz, L, yl, 0.01, 0.5, scale, hinge)
+    assert ours == pytest.approx(fit.objective, rel=1e-8)          # the reported objective is this one
+    assert ours <= reference + 1e-7 * abs(reference)                # and it is the minimum
+    assert ours == pytest.approx(reference, rel=1e-6)
+    # every labelled point is a basis point
+    np.testing.assert_array_equal(Z[:6], Xl)
+
+
+def test_every_point_a_basis_point_is_the_exact_model():
+    Xl, yl, Xu, _ = _moons(60)
+    kw = dict(sigma=0.5, gamma_A=1e-2, gamma_I=0.5, neighbors=5, normalized=False, method="newton")
+    exact = lapsvm(Xl, yl, Xu, **kw)
+    reduced = lapsvm(Xl, yl, Xu, n_basis=60, rng=0, **kw)
+    X = np.r_[Xl, Xu]
+    assert reduced.objective == pytest.approx(exact.objective, rel=1e-7)
+    np.testing.assert_allclose(reduced.decision_function(X), exact.decision_function(X), atol=1e-5)
+
+
+def test_large_n_keeps_the_exact_models_accuracy():
+    """Two moons, 6 labels, n = 20 000 unlabelled: the degree-normalised reduced model stays accurate."""
+    Xl, yl, Xu, yu = _moons(20_006, noise=0.08)
+    kw = dict(sigma=0.3, gamma_A=1e-6, gamma_I=1.0, neighbors=20, weight="heat", n_basis=200, rng=0)
+    fit = lapsvm(Xl, yl, Xu, **kw)
+    assert np.mean(fit.predict(Xu) != yu) < 0.01
+    assert fit.X_train.shape == (200, 2) and fit.params["n_basis"] == 200
+    assert fit.converged and fit.n_iter < 50
+
+
+def test_basis_choices_are_seeded():
+    Xl, yl, Xu, _ = _moons(300)
+    for basis in ("uniform", "kmeans++"):
+        a = lapsvm(Xl, yl, Xu, sigma=0.5, n_basis=40, basis=basis, rng=7)
+        b = lapsvm(Xl, yl, Xu, sigma=0.5, n_basis=40, basis=basis, rng=7)
+        c = lapsvm(Xl, yl, Xu, sigma=0.5, n_basis=40, basis=basis, rng=8)
+        np.testing.assert_array_equal(a.X_train, b.X_train)
+        assert not np.array_equal(a.X_train, c.X_train)
+        assert a.params["basis"] == basis
+
+
+def test_the_stopping_rules_work_unchanged():
+    Xl, yl, Xu, yu = _moons(2000)
+    fit = lapsvm(Xl, yl, Xu, sigma=0.3, gamma_I=1.0, neighbors=10, n_basis=100, rng=0,
+                 stop=ValidationCheck(period=1), validation=(Xu[:100], yu[:100]), y_unlabeled=yu, tol=0.0,
+                 max_iter=200)
+    assert fit.status in (0, 1)
+    checked = fit.history["check_iteration"]
+    assert len(checked) >= 1 and checked.tolist() == list(range(1, len(checked) + 1))
+    # the errors the rule saw are those of the iterate's decisions on V and U
+    assert np.all(np.isfinite(fit.history["check_error_V"])) and np.all(np.isfinite(fit.history["check_error_U"]))
+    if fit.status == 1:
+        assert fit.stop.rule == "validation" and fit.stop.iteration == checked[-1]
+
+
+def test_the_estimator_passes_n_basis_on():
+    Xl, yl, Xu, yu = _moons(500)
+    X = np.r_[Xl, Xu]
+    y = np.r_[yl, np.zeros(len(Xu))]
+    est = LapSVM(sigma=0.3, gamma_I=1.0, n_basis=50, rng=0, unlabeled=0).fit(X, y)
+    direct = lapsvm(Xl, yl, Xu, sigma=0.3, gamma_I=1.0, n_basis=50, rng=0)
+    np.testing.assert_allclose(est.decision_function(X), direct.decision_function(X), rtol=1e-10, atol=1e-12)
+
+
+def test_bad_low_rank_input_names_itself():
+    Xl, yl, Xu, _ = _moons(50)
+    with pytest.raises(ValueError, match=r"'n_basis' parameter of lapsvm must be an int in \[1, 50\]"):
+        lapsvm(Xl, yl, Xu, n_basis=51)
+    with pytest.raises(ValueError, match=r"'n_basis' parameter of lapsvm must be an int in \[1, inf\)"):
+        lapsvm(Xl, yl, Xu, n_basis=0)
+    with pytest.raises(ValueError, match=r"'basis' parameter of lapsvm must be one of"):
+        lapsvm(Xl, yl, Xu, n_basis=10, basis="leverage")
+    with pytest.raises(ValueError, match=r"'x0' parameter of lapsvm is not supported with n_basis"):
+        lapsvm(Xl, yl, Xu, n_basis=10, x0=(np.zeros(50), 0.0))
+    K = kernel_matrix(np.r_[Xl, Xu], kernel="rbf", sigma=1.0)
+    with pytest.raises(ValueError, match=r"'n_basis' parameter of lapsvm needs points"):
+        lapsvm(K[:6], yl, K[6:], kernel="precomputed", n_basis=10)
