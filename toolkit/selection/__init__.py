@@ -21,14 +21,17 @@ is scored on ``T`` (and transductively on ``U``). Everything is returned as one 
 
 Expensive pieces are shared across the grid: every job is one (kernel parameters, fold) pair and
 computes its kernel matrices once for all other parameter values (:class:`CachedKernel`); a
-method that has a solution path is fitted once per job and evaluated at every grid value.
+method that has a solution path is fitted once per job and evaluated at every grid value. The jobs
+run in this process, in ``n_jobs`` local processes, or on a Dask cluster (``scheduler=``, through
+joblib's dask backend: a job's kernel stays on the worker that runs it, ``X`` is sent once).
 
 The splitter :class:`SemiSupervisedKFold` works with scikit-learn's ``GridSearchCV`` and
 ``cross_validate`` (``y = -1`` marks unlabelled rows, scikit-learn's convention).
 
 The package by concern: :mod:`~toolkit.selection._splitter` (scenarios, :class:`SemiSupervisedKFold`),
 :mod:`~toolkit.selection._cache` (:class:`CachedKernel`, :class:`GraphCache`),
-:mod:`~toolkit.selection._select` (:func:`select`, :class:`Selection`, :class:`Indices`); the method
+:mod:`~toolkit.selection._select` (:func:`select`, :class:`Selection`, :class:`Indices`),
+:mod:`~toolkit.selection._dask` (the ``scheduler`` argument: the client and joblib's dask backend); the method
 registry (:class:`Method`, :data:`METHODS`) lives in :mod:`toolkit._methods`, shared with
 :mod:`toolkit.stats`.
 """

@@ -20,6 +20,7 @@ from toolkit._methods import KERNEL_PARAMS, METHODS, Method, _pos_neg, get_metho
 from toolkit._validation import (check_consistent_rows, check_disjoint, check_indices, check_matrix, check_option,
                                  check_rng, check_scalar)
 from toolkit.selection._cache import GraphCache, kernel_for
+from toolkit.selection._dask import check_scheduler
 from toolkit.selection._splitter import SCENARIOS, scenario_label
 
 __all__ = ["select", "Selection", "Indices", "TIDY_COLUMNS"]
@@ -235,7 +236,8 @@ class Selection:
 
 
 def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, fixed=None,
-           refit="min", warm_start=True, n_jobs=None, rng=None, progress=None, dataset="", task="", split_id=0):
+           refit="min", warm_start=True, n_jobs=None, scheduler=None, rng=None, progress=None, dataset="", task="",
+           split_id=0):
     """Choose a solver's parameters on one split, refit, and score on the test points.
 
     Parameters
@@ -274,7 +276,18 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
         one (LapSVM / LapRLSC ``x0``). Early-stopped solvers may then stop at slightly different
         points than from a cold start; pass False for cold starts.
     n_jobs : int, default=None
-        joblib workers over the (kernel setting, fold) jobs.
+        joblib workers (local processes) over the (kernel setting, fold) jobs; ``None`` or 1 runs
+        them in this process. Not used with a ``scheduler``: the cluster's worker threads run them.
+    scheduler : None, str or distributed.Client, default=None
+        Where the jobs run. ``None``: here, in ``n_jobs`` local processes. A Dask scheduler address
+        (``"tcp://HOST:8786"``) or a ``distributed.Client``: on that cluster, through joblib's dask
+        backend, one task per (kernel setting, fold) job, so that a job's kernel matrix and
+        eigendecomposition are computed and reused on the one worker that runs it and never cross
+        the network; ``X`` and ``y`` are scattered to the workers once, and each task ships back its
+        tidy rows. A client opened for an address is closed when ``select`` returns (connection
+        timeout 10 s); a client given is left open. The refit on ``L ∪ U`` runs here. The results
+        are those of the local run (rows in the same order), the ``seconds`` column aside. Needs
+        ``dask[distributed]``.
     rng : None, int or numpy Generator, default=None
         Seed for the folds and the randomised solvers; stored in the results.
     progress : bool, default=None
@@ -291,6 +304,10 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
     -----
     Cost: (number of kernel settings) × (folds + 1) kernel matrices, and one fit per parameter
     combination and fold (one path per fold for methods that have a solution path).
+
+    The jobs are independent, so ``n_jobs`` processes or a cluster's workers run them side by side;
+    each job needs its n_train × n_train kernel (8 n_train² bytes in float64) in its worker's
+    memory.
 
     Examples
     --------
@@ -310,6 +327,7 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
     if refit not in ("min", "1se", False):
         raise ValueError(f"The 'refit' parameter of select must be one of 'min', '1se', False. Got {refit!r} instead.")
     n_folds = check_scalar(n_folds, "n_folds", "select", kind=numbers.Integral, low=2)
+    scheduler = check_scheduler(scheduler, "select")
     generator, seed = check_rng(rng)
     if seed is None:
         seed = int(generator.integers(2**31))
@@ -357,7 +375,7 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
                  "value": _error(model, _take(X, target), y[target]), "seconds": 0.0, "seed": seed}]  # the refit's
     else:
         rows = _execute(m, X, y, jobs, width, seed, base, n_jobs=n_jobs, progress=progress, warm_start=warm_start,
-                        graphs=graphs, validation=idx.validation)
+                        graphs=graphs, validation=idx.validation, scheduler=scheduler)
     table = pd.DataFrame(rows, columns=list(TIDY_COLUMNS))
     summary_table, lambda_min, lambda_1se = _choose(table, metric, combos, m, scenario)
     summary_table.insert(0, "scenario", label)
@@ -538,9 +556,23 @@ def _check_grid(m, grid, fixed):
     return grid, fixed
 
 
+def _run_numbered_job(number, *args):
+    """One job of :func:`_execute` in a worker, and its number: parallel jobs finish in any order, the rows
+    are put back in job order (the serial order) so that every backend gives the same table.
+
+    Inside, joblib runs sequentially: a job is the unit of parallelism, and on a Dask worker a nested
+    ``Parallel`` (scikit-learn's neighbour queries of the graph) would otherwise send its pieces, and
+    the data they read, back to the cluster as tasks of their own."""
+    from joblib import parallel_config
+
+    with parallel_config(backend="sequential"):
+        return number, _run_job(*args)
+
+
 def _execute(method, X, y, jobs, width, seed, base, *, n_jobs, progress, warm_start=True, graphs=None,
-             validation=None):
-    """Run the jobs (serially or with joblib), with a tqdm.auto progress bar."""
+             validation=None, scheduler=None):
+    """Run the jobs (serially, with joblib's local processes, or on a Dask cluster through joblib's
+    dask backend), with a tqdm.auto progress bar; return the rows in job order."""
     from joblib import Parallel, delayed
 
     show = (len(jobs) > 1) if progress is None else bool(progress)
@@ -549,23 +581,33 @@ def _execute(method, X, y, jobs, width, seed, base, *, n_jobs, progress, warm_st
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(jobs), desc=f"select {method.name}", leave=False)
-    rows: list[dict] = []
+    parts: list[list[dict]] = [[] for _ in jobs]
+
+    def run_parallel(n_workers):
+        parallel = Parallel(n_jobs=n_workers, return_as="generator_unordered")
+        for number, part in parallel(delayed(_run_numbered_job)(
+                number, method, X, y, job[5], job[0], job[1], job[2], job[3], job[4], width, seed, base,
+                warm_start, graphs, validation) for number, job in enumerate(jobs)):
+            parts[number] = part
+            if bar is not None:
+                bar.update()
+
     try:
-        if n_jobs in (None, 1) or len(jobs) == 1:
-            for job in jobs:
-                rows.extend(_run_job(method, X, y, job[5], job[0], job[1], job[2], job[3], job[4], width, seed, base,
-                                     warm_start, graphs, validation))
+        if scheduler is not None:
+            from toolkit.selection._dask import dask_backend, dask_client
+
+            # one task per (kernel setting, fold) job: its kernel and eigendecomposition stay on the worker
+            with dask_client(scheduler) as client, dask_backend(client, X, y):
+                run_parallel(-1)
+        elif n_jobs in (None, 1) or len(jobs) == 1:
+            for number, job in enumerate(jobs):
+                parts[number] = _run_job(method, X, y, job[5], job[0], job[1], job[2], job[3], job[4], width, seed,
+                                         base, warm_start, graphs, validation)
                 if bar is not None:
                     bar.update()
         else:
-            parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-            for part in parallel(delayed(_run_job)(method, X, y, job[5], job[0], job[1], job[2], job[3], job[4],
-                                                   width, seed, base, warm_start, graphs, validation)
-                                    for job in jobs):
-                rows.extend(part)
-                if bar is not None:
-                    bar.update()
+            run_parallel(n_jobs)
     finally:
         if bar is not None:
             bar.close()
-    return rows
+    return [row for part in parts for row in part]

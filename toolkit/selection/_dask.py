@@ -1,0 +1,136 @@
+"""Running the jobs of :func:`~toolkit.selection.select` on a Dask cluster.
+
+The ``scheduler`` argument of ``select`` (None, a scheduler address or a ``distributed.Client``) is
+checked here, the client is opened (and closed again when ``select`` opened it), and the jobs go
+through joblib's dask backend (``joblib.parallel_config(backend="dask")``): every (kernel setting,
+fold) job is one task that computes its kernel matrix / eigendecomposition on the worker that runs
+it and ships back only its tidy rows. ``X`` and ``y`` are scattered to the workers once per
+selection (``scatter=[X, y]``); the tasks refer to them instead of carrying a copy each.
+"""
+from __future__ import annotations
+
+import contextlib
+import socket
+
+__all__ = ["CONNECT_TIMEOUT", "check_scheduler", "dask_client", "dask_backend"]
+
+#: Seconds ``select`` waits for a scheduler named by its address to answer (opening the socket, then
+#: the Dask handshake) before it raises an ``OSError`` naming the address.
+CONNECT_TIMEOUT = 10.0
+
+INSTALL = 'pip install "dask[distributed]"'
+EXAMPLE = "'tcp://127.0.0.1:8786'"
+
+
+def _import_distributed(func):
+    try:
+        import distributed
+    except ImportError as exc:
+        raise ImportError(f"The 'scheduler' parameter of {func} needs dask.distributed, which could not be imported "
+                          f"({exc}). Install it with: {INSTALL}") from exc
+    return distributed
+
+
+def check_scheduler(scheduler, func="select"):
+    """Check the ``scheduler`` argument once, at the public boundary; return it unchanged.
+
+    Parameters
+    ----------
+    scheduler : None, str or distributed.Client
+        None (local processes), a scheduler address such as ``"tcp://127.0.0.1:8786"``, or a client.
+    func : str, default="select"
+        The public function named in the messages.
+
+    Raises
+    ------
+    TypeError
+        For anything else.
+    ValueError
+        For an empty address, or a client that is not running.
+    ImportError
+        When ``distributed`` cannot be imported and an address is given.
+    """
+    if scheduler is None:
+        return None
+    if isinstance(scheduler, str):
+        if not scheduler.strip():
+            raise ValueError(f"The 'scheduler' parameter of {func} must be None, a Dask scheduler address such as "
+                             f"{EXAMPLE} or a distributed.Client. Got an empty string instead.")
+        _import_distributed(func)
+        return scheduler
+    try:
+        from distributed import Client
+    except ImportError:
+        Client = None
+    if Client is None or not isinstance(scheduler, Client):
+        raise TypeError(f"The 'scheduler' parameter of {func} must be None, a Dask scheduler address such as "
+                        f"{EXAMPLE} or a distributed.Client. Got {type(scheduler).__name__} ({scheduler!r}) instead.")
+    if scheduler.status != "running":
+        raise ValueError(f"The 'scheduler' parameter of {func} must be a running distributed.Client. Got a client "
+                         f"with status {scheduler.status!r} instead.")
+    return scheduler
+
+
+def _probe(address, func, timeout):
+    """Open and close a TCP connection to a ``tcp://`` / ``tls://`` address: a refused or unreachable
+    scheduler is reported at once, with the address, instead of after the client's own retries."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(address)
+        host, port = parse_host_port(location) if scheme in ("tcp", "tls") else (None, None)
+    except ValueError as exc:
+        raise ValueError(f"The 'scheduler' parameter of {func} must be a Dask scheduler address such as "
+                         f"{EXAMPLE}. Got {address!r} instead ({exc}).") from exc
+    if host is None:
+        return
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as exc:
+        raise OSError(f"The Dask scheduler at {address!r} (the 'scheduler' parameter of {func}) could not be reached "
+                      f"within {timeout:g} s: {exc}. Start one with `dask scheduler` and workers with "
+                      f"`dask worker {address}`, or pass scheduler=None to run locally.") from exc
+
+
+@contextlib.contextmanager
+def dask_client(scheduler, func="select", *, timeout=CONNECT_TIMEOUT):
+    """The ``distributed.Client`` of a checked ``scheduler`` argument, as a context manager.
+
+    A client given is yielded as it is and left open; for an address a client is opened (connection
+    timeout ``timeout`` seconds) and closed on exit.
+
+    Raises
+    ------
+    OSError
+        When the scheduler at the address cannot be reached in time (the message names the address).
+    """
+    distributed = _import_distributed(func)
+    if isinstance(scheduler, distributed.Client):
+        yield scheduler
+        return
+    _probe(scheduler, func, timeout)
+    try:
+        client = distributed.Client(scheduler, timeout=timeout, set_as_default=False)
+    except OSError as exc:            # TimeoutError included: the socket opened, the handshake did not finish
+        raise OSError(f"The Dask scheduler at {scheduler!r} (the 'scheduler' parameter of {func}) did not answer "
+                      f"within {timeout:g} s: {exc}.") from exc
+    except ValueError as exc:
+        raise ValueError(f"The 'scheduler' parameter of {func} must be a Dask scheduler address such as {EXAMPLE}. "
+                         f"Got {scheduler!r} instead ({exc}).") from exc
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+@contextlib.contextmanager
+def dask_backend(client, *data):
+    """joblib's dask backend on ``client`` with ``data`` (``X``, ``y``) scattered to every worker once.
+
+    Inside, ``joblib.Parallel(n_jobs=-1)`` submits one Dask task per batch of calls; an argument that
+    *is* one of ``data`` (the same object) travels as a reference to the scattered copy.
+    """
+    from joblib import parallel_config
+
+    with parallel_config(backend="dask", client=client, scatter=list(data)):
+        yield
