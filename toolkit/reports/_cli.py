@@ -1,5 +1,5 @@
-"""``ssl-toolkit reproduce NAME [--quick] [--jobs N] [--output DIR]``, ``reproduce --list`` and
-``ssl-toolkit scorecard [--output DIR]``."""
+"""``ssl-toolkit reproduce NAME [--quick] [--jobs N] [--output DIR] [--scheduler tcp://HOST:PORT]``,
+``reproduce --list`` and ``ssl-toolkit scorecard [--output DIR]``."""
 from __future__ import annotations
 
 import os
@@ -22,6 +22,9 @@ def register(subparsers) -> None:
                              "(default: %(default)s)")
     parser.add_argument("--output", default="reports", metavar="DIR",
                         help="output folder, relative to the current directory (default: reports)")
+    parser.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                        help="Dask scheduler address: the notebooks run in the local kernels and every select sends "
+                             "its (kernel setting, fold) jobs to that cluster (default: local, inside the kernels)")
     parser.add_argument("--strict", action="store_true",
                         help="exit with status 1 when a configuration failed (default: report it and exit 0)")
     parser.set_defaults(func=_reproduce)
@@ -64,9 +67,18 @@ def _reproduce(args) -> int:
     if args.jobs < 1:
         print(f"ssl-toolkit reproduce: --jobs must be at least 1. Got {args.jobs} instead.", file=sys.stderr)
         return 2
+    if args.scheduler is not None:                 # reached once here, before any kernel starts
+        from toolkit.selection._dask import check_scheduler, dask_client
+
+        try:
+            with dask_client(check_scheduler(args.scheduler, "ssl-toolkit reproduce"), "ssl-toolkit reproduce"):
+                pass
+        except (OSError, ValueError, ImportError) as exc:
+            print(f"ssl-toolkit reproduce --scheduler: {exc}", file=sys.stderr)
+            return 2
     try:
         summary = run_experiment(args.name, output=args.output, quick=args.quick, jobs=args.jobs,
-                                 log=lambda message: print(message, flush=True))
+                                 log=lambda message: print(message, flush=True), scheduler=args.scheduler)
     except ExperimentError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -199,12 +199,21 @@ def _fit_seconds(results) -> float:
     return float(results.groupby(keys, dropna=False)["seconds"].max().sum())
 
 
-def _run_configuration(session: KernelSession, config: Configuration, run_dir: Path, notebook: Path):
+def _papermill_parameters(config: Configuration, scheduler: str | None = None) -> dict:
+    """The papermill parameters of one configuration: its own, and the Dask scheduler address that
+    runs the jobs of its ``select`` calls when one is given (not part of the configuration's key:
+    where a result was computed does not change it)."""
+    return {**config.parameters, "scheduler": scheduler} if scheduler else dict(config.parameters)
+
+
+def _run_configuration(session: KernelSession, config: Configuration, run_dir: Path, notebook: Path,
+                       scheduler: str | None = None):
     """Execute one configuration in ``session``; return (wall seconds, fit seconds)."""
     run_dir.mkdir(parents=True, exist_ok=True)
-    _atomic_write_text(run_dir / "parameters.json", json.dumps(config.parameters, indent=1, sort_keys=True))
+    parameters = _papermill_parameters(config, scheduler)
+    _atomic_write_text(run_dir / "parameters.json", json.dumps(parameters, indent=1, sort_keys=True))
     start = time.perf_counter()
-    session.run_notebook(notebook, run_dir / "model_selection.ipynb", config.parameters)
+    session.run_notebook(notebook, run_dir / "model_selection.ipynb", parameters)
     records = read_records(run_dir / "model_selection.ipynb")
     if "results" not in records:
         raise RuntimeError("the notebook recorded no 'results' table")
@@ -235,7 +244,7 @@ def _progress_bar(total, name, progress):
 
 
 def run_experiment(experiment, *, output="reports", quick=False, jobs=1, log=print, report=True,
-                   progress=None) -> RunSummary:
+                   progress=None, scheduler=None) -> RunSummary:
     """Run every configuration of an experiment (skipping finished ones) and render its report.
 
     Parameters
@@ -256,6 +265,12 @@ def run_experiment(experiment, *, output="reports", quick=False, jobs=1, log=pri
     progress : bool or None, default=None
         Show a progress bar over the configurations (elapsed time, ETA, failures so far); None shows
         it when standard error is a terminal.
+    scheduler : str or None, default=None
+        A Dask scheduler address (``"tcp://HOST:8786"``) passed to every configuration's notebook
+        (its ``scheduler`` parameter): the local kernels execute the notebooks and each ``select``
+        sends its (kernel setting, fold) jobs to that cluster. None: the jobs run in the kernels.
+        Finished configurations are skipped whichever ran them (the key ignores the scheduler).
+        Not used by an experiment of the notebook kind (its notebook calls no ``select``).
 
     Returns
     -------
@@ -265,10 +280,20 @@ def run_experiment(experiment, *, output="reports", quick=False, jobs=1, log=pri
     import pandas as pd
 
     start = time.perf_counter()
+    if scheduler is not None and not isinstance(scheduler, str):
+        raise TypeError("The 'scheduler' parameter of run_experiment must be None or a Dask scheduler address such "
+                        f"as 'tcp://127.0.0.1:8786' (the notebooks receive it as text). Got {type(scheduler).__name__} "
+                        "instead.")
+    if scheduler is not None:
+        from toolkit.selection._dask import check_scheduler
+
+        check_scheduler(scheduler, "run_experiment")
     exp = experiment if isinstance(experiment, Experiment) else load_experiment(experiment, quick=quick)
     folder = Path(output).expanduser().resolve() / exp.name
     folder.mkdir(parents=True, exist_ok=True)
     if exp.notebook:
+        if scheduler:
+            log(f"{exp.name}: a notebook experiment calls no select; the scheduler {scheduler} is not used")
         return _run_notebook_experiment(exp, folder, log=log, start=start)
     notebook = notebooks_dir() / "model_selection.ipynb"
     jobs = max(1, int(jobs))
@@ -278,7 +303,13 @@ def run_experiment(experiment, *, output="reports", quick=False, jobs=1, log=pri
         (done if (run_dir / "results.csv").is_file() else todo).append(config)
     log(f"{exp.name}: {len(exp.configurations)} configurations, {len(done)} finished before, {len(todo)} to run"
         + (f" on {min(jobs, len(todo))} kernels" if todo else "")
+        + (f", select's jobs on the Dask scheduler {scheduler}" if todo and scheduler else "")
         + (f"; skipped methods: {', '.join(exp.skipped)}" if exp.skipped else ""))
+    if todo and scheduler:           # an unreachable scheduler fails here, once, not in every configuration
+        from toolkit.selection._dask import dask_client
+
+        with dask_client(scheduler, "run_experiment"):
+            pass
     failures, busy, fit = [], 0.0, 0.0
     interrupted = False
     threads = max(1, (os.cpu_count() or 1) // jobs) if jobs > 1 else None
@@ -288,7 +319,7 @@ def run_experiment(experiment, *, output="reports", quick=False, jobs=1, log=pri
     report_path = None
     try:
         futures = {pool.submit(lambda session, c=config: _run_configuration(
-            session, c, folder / "runs" / c.key, notebook)): config for config in todo}
+            session, c, folder / "runs" / c.key, notebook, scheduler)): config for config in todo}
         for i, future in enumerate(as_completed(futures), 1):
             config = futures[future]
             label = f"{config.task} / {config.method} / {config.scenario}"
