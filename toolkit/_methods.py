@@ -396,7 +396,8 @@ register_method(Method(
 register_method(Method(
     "lapsvm", _fit_lapsvm,
     params=("gamma_A", "gamma_I", "neighbors", "degree", "normalized", "method", "stop", "weight",
-            "graph_sigma", "metric", "dtype", "line_search"), shares_graph=True, validation_param="validation",
+            "graph_sigma", "metric", "dtype", "line_search", "preconditioner", "n_coarse", "n_basis", "basis"),
+    shares_graph=True, validation_param="validation",
     multiclass=True,
     grid={"gamma_A": (1e-6, 1e-4, 1e-2), "gamma_I": (0.0, 1e-2, 1.0)}, baseline="svc", family="laplacian",
     requires="toolkit.manifold", regularization=("gamma_A", "larger"), warm_start="x0",
@@ -404,7 +405,8 @@ register_method(Method(
 register_method(Method(
     "laprlsc", _fit_laprlsc,
     params=("gamma_A", "gamma_I", "neighbors", "degree", "normalized", "method", "stop", "weight",
-            "graph_sigma", "metric"), shares_graph=True, validation_param="validation", multiclass=True,
+            "graph_sigma", "metric", "preconditioner", "n_coarse", "n_basis", "basis"), shares_graph=True,
+    validation_param="validation", multiclass=True,
     grid={"gamma_A": (1e-6, 1e-4, 1e-2), "gamma_I": (0.0, 1e-2, 1.0)}, baseline="rlsc", family="laplacian",
     requires="toolkit.manifold", regularization=("gamma_A", "larger"), warm_start="x0",
     description="Laplacian RLSC in the primal", citation="Melacci & Belkin (2011) eq. 14"))

@@ -111,7 +111,7 @@ def exact_line_search(m, q, c0, c1, hinge):
 #: Planes of the PCG work array ``W`` (each ``(n, C)``).
 _ALPHA, _F, _LF, _DA, _KD, _GA, _GA_OLD, _FD, _LFD = range(9)
 #: Rows of the PCG scalar array ``S`` (each ``(C,)``).
-_B, _GB, _GB_OLD, _DB, _DENOM_OLD, _STEP = range(6)
+_B, _GB, _GB_OLD, _DB, _DENOM_OLD, _STEP, _PB, _PB_OLD = range(8)
 
 
 def _line_search_loop(m, q, c0, c1, hinge):  # pragma: no cover - compiled
@@ -257,10 +257,12 @@ def _gradient_loop(W, S, Y, gamma_A, gamma_I, hinge, g_low):  # pragma: no cover
         S[_GB, c] = res_sum + gamma_I * lf_sum
 
 
-def _direction_loop(W, S, Kg, Y, gamma_A, gamma_I, hinge, out):  # pragma: no cover - compiled
-    """Steps 4-5 given ``Kg = K ∇̂_α`` (float64 or float32): Polak-Ribière ρ with restart, the new
-    direction with the descent safeguard, and the iteration's record: ``out = [objective (sum
-    over columns), ||∇||, ||∇̂||, sqrt(∇̂ᵀ∇), restarts, mean step]``."""
+def _direction_loop(W, S, Kg, Kp, Y, gamma_A, gamma_I, hinge, out):  # pragma: no cover - compiled
+    """Steps 4-5 given the true gradient ``Kg = ∇_α = K ∇̂_α`` (float64 or float32), the
+    preconditioned gradient ``p`` (``p_α`` in the ``_GA`` plane, ``p_b`` in the ``_PB`` row) and
+    ``Kp = K p_α``: Polak-Ribière ρ with restart, the new direction with the descent safeguard,
+    and the iteration's record: ``out = [objective (sum over columns), ||∇||, ||p||, sqrt(pᵀ∇),
+    restarts, mean step]``. With the paper's ``P = diag(1, K)``, ``p = ∇̂`` and ``Kp`` is ``Kg``."""
     n, C = W.shape[1], W.shape[2]
     l = Y.shape[0]
     alpha, f, Lf, d_a, Kd, g_a, g_a_old = W[_ALPHA], W[_F], W[_LF], W[_DA], W[_KD], W[_GA], W[_GA_OLD]
@@ -273,6 +275,7 @@ def _direction_loop(W, S, Kg, Y, gamma_A, gamma_I, hinge, out):  # pragma: no co
     step_sum = 0.0
     for c in range(C):
         g_b = S[_GB, c]
+        p_b = S[_PB, c]
         b = S[_B, c]
         ga_kg = 0.0
         kg_gao = 0.0
@@ -288,8 +291,8 @@ def _direction_loop(W, S, Kg, Y, gamma_A, gamma_I, hinge, out):  # pragma: no co
             kg_sq += kg * kg
             a_ka += alpha[i, c] * (f[i, c] - b)
             f_lf += f[i, c] * Lf[i, c]
-        denom = g_b * g_b + ga_kg                          # ∇ᵀ∇̂
-        num = denom - (g_b * S[_GB_OLD, c] + kg_gao)
+        denom = g_b * p_b + ga_kg                          # ∇ᵀp
+        num = denom - (g_b * S[_PB_OLD, c] + kg_gao)
         rho = 0.0
         if S[_DENOM_OLD, c] > 0:
             rho = num / S[_DENOM_OLD, c]
@@ -298,18 +301,18 @@ def _direction_loop(W, S, Kg, Y, gamma_A, gamma_I, hinge, out):  # pragma: no co
         if rho == 0.0:
             restarts += 1
         S[_DENOM_OLD, c] = denom
-        d_b = -g_b + rho * S[_DB, c]
+        d_b = -p_b + rho * S[_DB, c]
         slope0 = 0.0
         for i in range(n):
             d_a[i, c] = -g_a[i, c] + rho * d_a[i, c]
-            Kd[i, c] = -Kg[i, c] + rho * Kd[i, c]
+            Kd[i, c] = -Kp[i, c] + rho * Kd[i, c]
             slope0 += Kg[i, c] * d_a[i, c]
         slope0 = g_b * d_b + slope0
-        if slope0 >= 0:                                    # not a descent direction: restart on -∇̂
-            d_b = -g_b
+        if slope0 >= 0:                                    # not a descent direction: restart on -p
+            d_b = -p_b
             for i in range(n):
                 d_a[i, c] = -g_a[i, c]
-                Kd[i, c] = -Kg[i, c]
+                Kd[i, c] = -Kp[i, c]
         S[_DB, c] = d_b
         # norms and objective (eq. 7) at the current point
         loss = 0.0
@@ -423,7 +426,7 @@ def _pcg_report(t, alpha, b, f, l, objective, grad_norm, pgrad_norm, mixed, step
 
 # ------------------------------------------------------------------------------ PCG
 def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha0=None, b0=None,
-        monitors=(), callback=None, validation=None, unlabeled_truth=None, dtype=np.float64):
+        monitors=(), callback=None, validation=None, unlabeled_truth=None, dtype=np.float64, coarse=None):
     """Algorithm 1 (PCG with P = diag(1, K), Polak-Ribière with restart, exact line search).
 
     One product ``K @ (n × C)`` per iteration: ``K ∇̂_α`` (needed for ``∇ = P ∇̂``); ``K d`` follows
@@ -443,7 +446,7 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
     matmul = (lambda A: K @ A.astype(dtype, copy=False)) if dtype != np.float64 else (lambda A: K @ A)
     # all state in two preallocated arrays, updated in place by the compiled loops
     W = np.zeros((9, n, C))
-    S = np.zeros((6, C))
+    S = np.zeros((8, C))
     alpha, f, Lf, d_a, Kd, g_a = W[_ALPHA], W[_F], W[_LF], W[_DA], W[_KD], W[_GA]
     fd, Lfd = W[_FD], W[_LFD]
     b = S[_B]
@@ -477,13 +480,28 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
     def product_Kg():
         np.matmul(K, g_low, out=Kg)
 
+    # the preconditioned gradient p: the paper's p = ∇̂ (P = diag(1, K)), plus the coarse
+    # correction of the two-level preconditioner when ``coarse`` is given (see TwoLevel)
+    Kp_coarse = None if coarse is None else np.empty((n, C))
+
+    def precondition():
+        if coarse is None:
+            S[_PB] = S[_GB]
+            return Kg
+        correction = coarse.solve(S[_GB], Kg, f[:l], Y)       # (k+1, C): [c_b; c_β]
+        S[_PB] = S[_GB] + correction[0]
+        g_a[coarse.index] += coarse.T @ correction[1:]          # p_α = ∇̂_α + S_Z T c_β
+        np.add(Kg, coarse.Phi @ correction[1:], out=Kp_coarse)  # K p_α = K ∇̂_α + K_XZ T c_β
+        return Kp_coarse
+
     # iteration 0: ∇̂, K ∇̂, and d = -∇̂ (the direction loop with ρ = 0, as S[_DENOM_OLD] = 0 and
     # d = 0 so far), which also gives the objective and the norms at the starting point
     rec = np.zeros(6)
     kern.gradient(W, S, Y, gamma_A, gamma_I, hinge, g_low)
     product_Kg()
     n_products += 1
-    kern.direction(W, S, Kg, Y, gamma_A, gamma_I, hinge, rec)
+    Kp = precondition()
+    kern.direction(W, S, Kg, Kp, Y, gamma_A, gamma_I, hinge, rec)
     obj0, *gnorm0 = rec[:4].tolist()
     # scale of the optimality test: ||∇|| at z = 0, [-1ᵀy, -K J_Lᵀ y], so that tol means the same
     # for cold and warm starts (a cold start has just computed it)
@@ -521,6 +539,7 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
         # 3. new preconditioned gradient (in the same call unless f is recomputed first), and the
         # true one: the iteration's product by K
         refresh = t % REFRESH_PERIOD == 0
+        S[_PB_OLD] = S[_PB]
         n_ls += step_kernel(W, S, Y, gamma_A, gamma_I, hinge, Ldata, Lindices, Lindptr, csr, m_buf, q_buf,
                             not refresh, g_low)
         if refresh:
@@ -531,7 +550,8 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
         product_Kg()
         n_products += 1
         # 4. Polak-Ribière with automatic restart, descent safeguard; norms and objective
-        direction_kernel(W, S, Kg, Y, gamma_A, gamma_I, hinge, rec)
+        Kp = precondition()
+        direction_kernel(W, S, Kg, Kp, Y, gamma_A, gamma_I, hinge, rec)
         obj, grad_norm, pgrad_norm, mixed, restarts, step = rec.tolist()
         hist.append((obj, grad_norm, pgrad_norm, mixed, step, n_ls, int(restarts)))
         if not math.isfinite(obj):

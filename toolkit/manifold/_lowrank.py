@@ -37,7 +37,7 @@ from toolkit.early_stopping import Progress, StopEvent
 from toolkit.kernels import kernel_matrix
 from toolkit.manifold._core import _errors, decisions_of, exact_line_search, loss_terms
 
-__all__ = ["BASES", "choose_basis", "reduced_system", "labeled_rows", "newton_reduced", "pcg_reduced"]
+__all__ = ["BASES", "choose_basis", "nystrom_map", "graph_gram", "reduced_system", "TwoLevel", "labeled_rows", "newton_reduced", "pcg_reduced"]
 
 BASES = ("uniform", "kmeans++")
 
@@ -48,7 +48,8 @@ _BLOCK_ROWS = 16384
 def choose_basis(X, n_labeled, n_basis, basis, rng):
     """Indices of the ``n_basis`` basis points: every labelled point, then unlabelled ones.
 
-    ``"uniform"`` draws the unlabelled part without replacement; ``"kmeans++"`` seeds it with
+    ``"uniform"`` draws the unlabelled part without replacement (``rng=None``: evenly spaced rows,
+    deterministic); ``"kmeans++"`` seeds it with
     k-means++ (:func:`sklearn.cluster.kmeans_plusplus`, D² sampling) over the unlabelled points, which
     spreads the basis over the data. Labelled points are always in the basis (their expansion terms
     carry the labels). Returns sorted indices into the training rows.
@@ -59,48 +60,108 @@ def choose_basis(X, n_labeled, n_basis, basis, rng):
         return np.arange(min(n_basis, n_labeled)) if n_basis < n_labeled else np.arange(n_labeled)
     pool = np.arange(n_labeled, n)
     if basis == "uniform":
-        chosen = rng.choice(pool, size=extra, replace=False)
+        if rng is None:                                    # deterministic: evenly spaced rows
+            chosen = pool[np.unique(np.linspace(0, pool.size - 1, extra).round().astype(int))]
+        else:
+            chosen = rng.choice(pool, size=extra, replace=False)
     else:
         from sklearn.cluster import kmeans_plusplus
 
-        seed = int(rng.integers(2**31 - 1))
+        seed = 0 if rng is None else int(rng.integers(2**31 - 1))
         _, chosen_local = kmeans_plusplus(X[n_labeled:], extra, random_state=seed)
         chosen = pool[chosen_local]
     return np.concatenate([np.arange(n_labeled), np.sort(chosen)])
 
 
-def reduced_system(X, Z, L, gamma_A, gamma_I, *, kernel, sigma, kernel_degree, coef0, dtype):
-    """Nyström features ``Φ = [1, K(X, Z) T]`` and ``G = γ_I Φᵀ L Φ + diag(0, γ_A I)``; returns ``(Φ, G, T)``.
+def nystrom_map(K_ZZ):
+    """``T = U_k Λ_k^{-1/2}`` from ``K_ZZ = U Λ Uᵀ``, over the eigenvalues above ``r ε λ_max``.
 
-    ``K_ZZ = U Λ Uᵀ`` and ``T = U_k Λ_k^{-1/2}`` over the eigenvalues above ``r ε λ_max`` (the
-    rank the basis can resolve in floating point), so that ``w = T β`` turns the regulariser
-    ``γ_A wᵀ K_ZZ w`` into ``γ_A ‖β‖²``: every system solved afterwards has its eigenvalues at least
-    γ_A away from zero, where the raw coordinates ``w`` inherit ``K_ZZ``'s condition number
-    (1e16 and more for a Gaussian kernel on a few hundred close points). ``Φ`` is in ``dtype``,
-    ``G`` in float64.
+    ``w = T β`` turns ``wᵀ K_ZZ w`` into ``‖β‖²`` on the directions the basis resolves in floating
+    point; the raw coordinates ``w`` inherit ``K_ZZ``'s condition number (1e16 and more for a
+    Gaussian kernel on a few hundred close points), which wrecks every system solved in them.
     """
-    n, r = X.shape[0], Z.shape[0]
-    K_ZZ = kernel_matrix(Z, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0)
+    r = K_ZZ.shape[0]
     eigenvalues, eigenvectors = np.linalg.eigh(0.5 * (K_ZZ + K_ZZ.T))
     keep = eigenvalues > r * np.finfo(float).eps * max(eigenvalues[-1], 0.0)
-    T = eigenvectors[:, keep] / np.sqrt(eigenvalues[keep])
-    k = T.shape[1]
-    Phi = np.empty((n, k + 1), dtype=dtype)
+    return eigenvectors[:, keep] / np.sqrt(eigenvalues[keep])
+
+
+def graph_gram(Phi, L, gamma_A, gamma_I):
+    """``G = γ_I Φᵀ L Φ + diag(0, γ_A I)`` for ``Φ = [1, features]``, ``L`` applied by row blocks."""
+    n, k1 = Phi.shape
+    G = np.zeros((k1, k1))
+    if hasattr(L, "tocsr"):
+        L = L.tocsr()
+        for start in range(0, n, _BLOCK_ROWS):             # Φ_Bᵀ (L Φ)_B, summed over row blocks
+            stop = min(start + _BLOCK_ROWS, n)
+            G += np.asarray(Phi[start:stop], dtype=np.float64).T @ np.asarray(L[start:stop] @ Phi, dtype=np.float64)
+    else:                                                  # dense L or a LinearOperator
+        G += np.asarray(Phi, dtype=np.float64).T @ np.asarray(L @ np.asarray(Phi, dtype=np.float64))
+    G *= gamma_I
+    G = 0.5 * (G + G.T)                                    # symmetric to round-off
+    G[np.arange(1, k1), np.arange(1, k1)] += gamma_A
+    return G
+
+
+def reduced_system(X, Z, L, gamma_A, gamma_I, *, kernel, sigma, kernel_degree, coef0, dtype):
+    """Nyström features ``Φ = [1, K(X, Z) T]`` (:func:`nystrom_map`) and ``G`` (:func:`graph_gram`).
+
+    Returns ``(Φ, G, T)``: ``Φ`` in ``dtype`` built by row blocks (no n × r kernel is kept beside
+    it), ``G`` in float64. Every system solved afterwards has its eigenvalues at least γ_A away
+    from zero.
+    """
+    n = X.shape[0]
+    T = nystrom_map(kernel_matrix(Z, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0))
+    Phi = np.empty((n, T.shape[1] + 1), dtype=dtype)
     Phi[:, 0] = 1.0
-    G = np.zeros((k + 1, k + 1))
-    for start in range(0, n, _BLOCK_ROWS):                 # features by row blocks: no n × r kernel kept
+    for start in range(0, n, _BLOCK_ROWS):
         stop = min(start + _BLOCK_ROWS, n)
         Phi[start:stop, 1:] = kernel_matrix(X[start:stop], Z, kernel=kernel, sigma=sigma,
                                             kernel_degree=kernel_degree, coef0=coef0) @ T
-    L = L.tocsr()
-    for start in range(0, n, _BLOCK_ROWS):                 # Φ_Bᵀ (L Φ)_B, summed over row blocks
-        stop = min(start + _BLOCK_ROWS, n)
-        LPhi = np.asarray(L[start:stop] @ Phi, dtype=np.float64)
-        G += np.asarray(Phi[start:stop], dtype=np.float64).T @ LPhi
-    G *= gamma_I
-    G = 0.5 * (G + G.T)                                    # symmetric to round-off
-    G[np.arange(1, k + 1), np.arange(1, k + 1)] += gamma_A
-    return Phi, G, T
+    return Phi, graph_gram(Phi, L, gamma_A, gamma_I), T
+
+
+class TwoLevel:
+    """The coarse correction of the exact PCG's two-level preconditioner.
+
+    ``P⁻¹ = diag(1, K)⁻¹ + Z_c H_c⁻¹ Z_cᵀ``: the paper's preconditioner plus an exact solve on the
+    coarse space ``Z_c`` of the bias and the Nyström directions ``α = S_Z T β`` over ``r`` centres
+    (additive two-level / coarse-grid correction, as in domain decomposition; the centres and
+    ``T`` as in :func:`reduced_system`). ``H_c = Z_cᵀ H Z_c = G + Φ_Eᵀ Φ_E`` is eq. (7)'s Hessian
+    on that space -- the low-rank model's system, refactored whenever the error vectors ``E``
+    change. Label information then spreads over the whole graph in one iteration instead of
+    one neighbourhood per iteration, so the iteration count stops growing with n. Cost: O(n k)
+    per iteration besides the product by K (k <= r kept directions), O(nnz(L) k + n k²) once.
+    """
+
+    def __init__(self, K, L, index, gamma_A, gamma_I, hinge, n_labeled):
+        self.index = np.asarray(index)
+        self.T = nystrom_map(np.asarray(K[np.ix_(self.index, self.index)], dtype=np.float64))
+        self.Phi = np.asarray(K[:, self.index], dtype=np.float64) @ self.T
+        Phi1 = np.empty((self.Phi.shape[0], self.Phi.shape[1] + 1))
+        Phi1[:, 0] = 1.0
+        Phi1[:, 1:] = self.Phi
+        self.G = graph_gram(Phi1, L, gamma_A, gamma_I)
+        self.Phi_L = Phi1[:n_labeled]
+        self.hinge = hinge
+        self.fallbacks: list[str] = []
+        self._factors: dict = {}
+
+    def solve(self, g_b, Kg, f_labeled, Y):
+        """``H_c⁻¹ Z_cᵀ ∇`` per column, ``∇ = [g_b, K ∇̂_α]``; returns shape (k + 1, C)."""
+        rhs = np.vstack([np.asarray(g_b, dtype=np.float64)[None, :],
+                         self.T.T @ np.asarray(Kg[self.index], dtype=np.float64)])
+        out = np.empty_like(rhs)
+        for c in range(rhs.shape[1]):
+            error = (Y[:, c] * f_labeled[:, c] < 1.0) if self.hinge else np.ones(Y.shape[0], dtype=bool)
+            key = error.tobytes()
+            cached = self._factors.get(c)
+            if cached is None or cached[0] != key:
+                A = self.G + self.Phi_L[error].T @ self.Phi_L[error]
+                cached = (key, _factor(A, self.fallbacks, "The coarse system of the two-level preconditioner"))
+                self._factors[c] = cached
+            out[:, c] = sla.cho_solve(cached[1], rhs[:, c], check_finite=False)
+        return out
 
 
 def _factor(A, fallbacks, what):
