@@ -184,6 +184,7 @@ class _SearchResultMixin:
 
 def _search_fields_doc():
     return """
+
     Attributes
     ----------
     coefficients : ndarray of shape (n_train,)
