@@ -347,3 +347,26 @@ def test_bad_parameters_name_themselves(moons):
         LapSVMPath(sigma=0.3, lam=-1.0).fit(X, y).predict(X)
     with pytest.raises(ValueError, match="Unknown label type"):
         LapSVM().fit(X, np.linspace(0, 1, len(y)))
+
+
+def test_grid_search_on_a_dask_cluster_gives_the_local_results(moons):
+    """GridSearchCV spread over 2 Dask workers (joblib's dask backend) scores exactly as locally."""
+    distributed = pytest.importorskip("distributed")
+    import joblib
+
+    X, y, _ = moons
+    grid = {"gamma_I": [1e-2, 1.0], "gamma_A": [1e-6, 1e-2]}
+
+    def search(n_jobs):
+        return GridSearchCV(LapSVM(sigma=0.3), grid, cv=SemiSupervisedKFold(n_splits=4, random_state=0),
+                            n_jobs=n_jobs).fit(X, y)
+
+    local = search(None)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+        with joblib.parallel_config(backend="dask"):
+            remote = search(-1)
+    for key in ("mean_test_score", "std_test_score", "rank_test_score"):
+        np.testing.assert_array_equal(remote.cv_results_[key], local.cv_results_[key])
+    assert remote.best_params_ == local.best_params_
+    np.testing.assert_array_equal(remote.predict(X), local.predict(X))
