@@ -105,15 +105,33 @@ def _mirror_upper_to_lower(K):  # pragma: no cover - compiled
                     K[i, j] = K[j, i]
 
 
+#: Sparse inputs with at most this many features (and a dense copy of at most SPARSE_DENSE_MAX_BYTES)
+#: are densified for the kernel's product: one dense GEMM beats SciPy's sparse product, which builds
+#: the n × m output itself. Measured (SSL-book set 8, n = 10 000, 315 binary features, 15 non-zeros per
+#: row, 2 cores): 4.4 s sparse against 2.6 s densified, the same matrix to the last bit.
+SPARSE_DENSE_MAX_FEATURES = 4096
+SPARSE_DENSE_MAX_BYTES = 2 * 2**30
+
+
+def _dense_if_cheap(X):
+    if sp.issparse(X) and X.shape[1] <= SPARSE_DENSE_MAX_FEATURES \
+            and 8 * X.shape[0] * X.shape[1] <= SPARSE_DENSE_MAX_BYTES:
+        return X.toarray()
+    return X
+
+
 def _prepare(X, Z, func):
-    """Validated ``X``, ``Z`` (``Z = X`` when None), whether they are the same, and their squared row norms."""
+    """Validated ``X``, ``Z`` (``Z = X`` when None), whether they are the same, and their squared row norms.
+
+    Sparse inputs of few features come back dense (``SPARSE_DENSE_MAX_FEATURES``)."""
     X = check_matrix(X, "X", func)
     sq_x = _checked_sq_norms(X, "X", func)
+    X = _dense_if_cheap(X)
     if Z is None:
         return X, X, True, sq_x, sq_x
     Z = check_matrix(Z, "Z", func)
     check_features(func, "X", X, "Z", Z)
-    return X, Z, False, sq_x, _checked_sq_norms(Z, "Z", func)
+    return X, _dense_if_cheap(Z), False, sq_x, _checked_sq_norms(Z, "Z", func)
 
 
 def linear_kernel(X, Z=None):
