@@ -73,8 +73,12 @@ def choose_basis(X, n_labeled, n_basis, basis, rng):
     return np.concatenate([np.arange(n_labeled), np.sort(chosen)])
 
 
-def nystrom_map(K_ZZ):
+def nystrom_map(K_ZZ, eps=float(np.finfo(np.float64).eps)):
     """``T = U_k Λ_k^{-1/2}`` from ``K_ZZ = U Λ Uᵀ``, over the eigenvalues above ``r ε λ_max``.
+
+    ``eps`` is the machine epsilon of the arithmetic that will multiply by ``K`` (float32's for a
+    float32 kernel: directions below its resolution would carry coefficients whose products with
+    ``K`` cancel to noise).
 
     ``w = T β`` turns ``wᵀ K_ZZ w`` into ``‖β‖²`` on the directions the basis resolves in floating
     point; the raw coordinates ``w`` inherit ``K_ZZ``'s condition number (1e16 and more for a
@@ -82,7 +86,7 @@ def nystrom_map(K_ZZ):
     """
     r = K_ZZ.shape[0]
     eigenvalues, eigenvectors = np.linalg.eigh(0.5 * (K_ZZ + K_ZZ.T))
-    keep = eigenvalues > r * np.finfo(float).eps * max(eigenvalues[-1], 0.0)
+    keep = eigenvalues > r * eps * max(eigenvalues[-1], 0.0)
     return eigenvectors[:, keep] / np.sqrt(eigenvalues[keep])
 
 
@@ -136,7 +140,11 @@ class TwoLevel:
 
     def __init__(self, K, L, index, gamma_A, gamma_I, hinge, n_labeled):
         self.index = np.asarray(index)
-        self.T = nystrom_map(np.asarray(K[np.ix_(self.index, self.index)], dtype=np.float64))
+        # the resolution of K's dtype: with a float32 kernel, finer directions would carry
+        # coefficients whose products with K cancel to noise (measured: PCG then stalled); the
+        # coarse space, hence the early-stopped iterate, differs between float32 and float64
+        self.T = nystrom_map(np.asarray(K[np.ix_(self.index, self.index)], dtype=np.float64),
+                             eps=float(np.finfo(K.dtype).eps))
         self.Phi = np.asarray(K[:, self.index], dtype=np.float64) @ self.T
         Phi1 = np.empty((self.Phi.shape[0], self.Phi.shape[1] + 1))
         Phi1[:, 0] = 1.0
