@@ -396,6 +396,29 @@ def _errors(F, target):
     return float(np.mean(decisions_of(F) != target)) if len(target) else 0.0
 
 
+def run_monitors(monitors, progress, checks, *, error_U, with_validation):
+    """Let every due rule look at ``progress``; record each check in ``checks`` (the history's
+    ``check_*`` columns). Returns ``(StopEvent, EARLY_STOP, detail)`` for the first rule that fired,
+    else None. ``error_U``: a callable giving the error on U (``y_unlabeled`` given) or None."""
+    fired = None
+    t = progress.iteration
+    for mon in monitors:
+        chk = mon.check(progress)
+        if chk is None:
+            continue
+        for key, value in (("iteration", t), ("rule", chk.rule), ("value", chk.value), ("threshold", chk.threshold),
+                           ("stop", chk.stop)):
+            checks[key].append(value)
+        checks["error_U"].append(np.nan if error_U is None else error_U())
+        checks["error_V"].append(progress.validation_error if with_validation else np.nan)
+        if chk.stop and fired is None:
+            fired = chk
+    if fired is None:
+        return None
+    return (StopEvent(fired.rule, t, fired.value, fired.threshold), EARLY_STOP,
+            f"{fired.rule} rule at iteration {t} ({fired.value:.4g} vs {fired.threshold:.4g})")
+
+
 # ------------------------------------------------------------------------------ callbacks
 def _squeeze(a):
     """One column as the public results show it: ``(n,)`` arrays and float scalars for C = 1."""
@@ -566,23 +589,11 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
                 mixed_product=mixed, decisions=lambda: decisions_of(f[l:]),
                 validation_error=(None if validation is None else
                                   (lambda: _errors(validation[0] @ alpha + b, validation[1]))))
-            fired = None
-            for mon in monitors:
-                chk = mon.check(progress)
-                if chk is None:
-                    continue
-                checks["iteration"].append(t)
-                checks["rule"].append(chk.rule)
-                checks["value"].append(chk.value)
-                checks["threshold"].append(chk.threshold)
-                checks["stop"].append(chk.stop)
-                checks["error_U"].append(np.nan if unlabeled_truth is None else _errors(f[l:], unlabeled_truth))
-                checks["error_V"].append(np.nan if validation is None else progress.validation_error)
-                if chk.stop and fired is None:
-                    fired = chk
+            fired = run_monitors(monitors, progress, checks,
+                                 error_U=None if unlabeled_truth is None else (lambda: _errors(f[l:], unlabeled_truth)),
+                                 with_validation=validation is not None)
             if fired is not None:
-                stop_event = StopEvent(fired.rule, t, fired.value, fired.threshold)
-                status, detail = EARLY_STOP, f"{fired.rule} rule at iteration {t} ({fired.value:.4g} vs {fired.threshold:.4g})"
+                stop_event, status, detail = fired
                 break
         # the callback sees every iteration (as in scipy.optimize: before the goal conditions)
         if callback is not None:

@@ -35,7 +35,7 @@ from toolkit._contract import (BREAKDOWN, CONVERGED, EARLY_STOP, MAX_ITER, Inter
                                run_callback)
 from toolkit.early_stopping import Progress, StopEvent
 from toolkit.kernels import kernel_matrix
-from toolkit.manifold._core import _errors, decisions_of, exact_line_search, loss_terms
+from toolkit.manifold._core import _errors, decisions_of, exact_line_search, loss_terms, run_monitors
 
 __all__ = ["BASES", "choose_basis", "nystrom_map", "graph_gram", "reduced_system", "TwoLevel", "labeled_rows", "newton_reduced", "pcg_reduced"]
 
@@ -319,21 +319,11 @@ def pcg_reduced(Phi, G, Y, *, hinge, tol, max_iter, monitors=(), callback=None, 
                 decisions=lambda: decisions_of(decisions_U()),
                 validation_error=(None if validation is None else
                                   (lambda: _errors(np.asarray(validation[0] @ theta[1:]) + theta[0], validation[1]))))
-            fired = None
-            for mon in monitors:
-                chk = mon.check(progress)
-                if chk is None:
-                    continue
-                for key, value in (("iteration", t), ("rule", chk.rule), ("value", chk.value),
-                                   ("threshold", chk.threshold), ("stop", chk.stop)):
-                    checks[key].append(value)
-                checks["error_U"].append(np.nan if unlabeled_truth is None else _errors(decisions_U(), unlabeled_truth))
-                checks["error_V"].append(np.nan if validation is None else progress.validation_error)
-                if chk.stop and fired is None:
-                    fired = chk
+            fired = run_monitors(monitors, progress, checks,
+                                 error_U=None if unlabeled_truth is None else (lambda: _errors(decisions_U(), unlabeled_truth)),
+                                 with_validation=validation is not None)
             if fired is not None:
-                stop_event = StopEvent(fired.rule, t, fired.value, fired.threshold)
-                status, detail = EARLY_STOP, f"{fired.rule} rule at iteration {t} ({fired.value:.4g} vs {fired.threshold:.4g})"
+                stop_event, status, detail = fired
                 break
         if callback is not None:
             report = IntermediateResult(t, lazy(lambda: theta.copy()), obj, grad_norm=grad_norm, step=float(steps.mean()),
