@@ -31,9 +31,9 @@ import math
 import numpy as np
 import scipy.linalg as sla
 
-from toolkit._contract import (BREAKDOWN, CONVERGED, EARLY_STOP, MAX_ITER, IntermediateResult, lazy,
+from toolkit._contract import (BREAKDOWN, CONVERGED, MAX_ITER, IntermediateResult, lazy,
                                run_callback)
-from toolkit.early_stopping import Progress, StopEvent
+from toolkit.early_stopping import Progress
 from toolkit.kernels import kernel_matrix
 from toolkit.manifold._core import _errors, decisions_of, exact_line_search, loss_terms, run_monitors
 
