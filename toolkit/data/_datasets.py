@@ -118,9 +118,8 @@ class Dataset:
         func = "Dataset.target"
         if self.binary:
             names = [a if np.ndim(a) == 0 else str(a) for a in self.classes]
-            labels = np.where(self.y == 1, names[0], names[1]) if all(
-                isinstance(a, numbers.Integral) for a in names) else np.array(
-                [names[0] if v == 1 else names[1] for v in self.y], dtype=object)
+            integral = all(isinstance(a, numbers.Integral) for a in names)
+            labels = np.array(names, dtype=np.int64 if integral else object)[np.where(self.y == 1, 0, 1)]
             classes = names
         else:
             labels = np.asarray(self.labels)

@@ -41,7 +41,7 @@ _FITTED = """
 
 
 class RLSC(SemiSupervisedClassifier):
-    """Regularised least-squares classifier on the labelled rows: the supervised baseline.
+    __doc__ = """Regularised least-squares classifier on the labelled rows: the supervised baseline.
 
     Minimises ``Σ_i (y_i − f(x_i))² + λ ‖f‖²_H`` over the labelled rows only (Gieseke et al. 2012,
     eq. 2; :func:`toolkit.rlsc`). Rows marked ``unlabeled`` are ignored, so that the same ``y``
@@ -74,7 +74,7 @@ class RLSC(SemiSupervisedClassifier):
 
 
 class S2RLSC(SemiSupervisedClassifier):
-    """Semi-supervised regularised least-squares classification (S²RLSC, Gieseke et al. 2012).
+    __doc__ = """Semi-supervised regularised least-squares classification (S²RLSC, Gieseke et al. 2012).
 
     Minimises ``Σ_{i≤l} (y_i − f(x_i))² + λ' Σ_{i>l} (y_i − f(x_i))² + λ ‖f‖²_H`` over ``f`` and the
     labels ``y_i ∈ {−1, +1}`` of the unlabelled rows, with their balance kept (eq. 3, solved by
@@ -123,7 +123,7 @@ class S2RLSC(SemiSupervisedClassifier):
 
 
 class TSVM(SemiSupervisedClassifier):
-    """Transductive SVM with the ramp loss on unlabelled rows, by CCCP (Collobert et al. 2006).
+    __doc__ = """Transductive SVM with the ramp loss on unlabelled rows, by CCCP (Collobert et al. 2006).
 
     Minimises ``½‖w‖² + C Σ_{i≤l} H_1(y_i f(x_i)) + C* Σ_{i>l} R_s(|f(x_i)|)`` under the balance
     constraint (:func:`toolkit.tsvm`, the UniverSVM column of Gieseke et al. 2012).
@@ -196,7 +196,7 @@ _MANIFOLD_PARAMS = """
 
 
 class LapSVM(_Manifold):
-    """Laplacian SVM in the primal, trained by Newton's method or early-stopped PCG (Melacci & Belkin 2011).
+    __doc__ = """Laplacian SVM in the primal, trained by Newton's method or early-stopped PCG (Melacci & Belkin 2011).
 
     Minimises ``½ Σ_{i≤l} max(0, 1 − y_i f(x_i))² + γ_A αᵀKα + γ_I αᵀK L K α`` over the expansion
     ``f(x) = Σ_i α_i k(x_i, x) + b`` on every training row (eq. 7; :func:`toolkit.lapsvm`), ``L``
@@ -242,7 +242,7 @@ class LapSVM(_Manifold):
 
 
 class LapRLSC(_Manifold):
-    """Laplacian regularised least squares (LapRLSC; Belkin, Niyogi & Sindhwani 2006).
+    __doc__ = """Laplacian regularised least squares (LapRLSC; Belkin, Niyogi & Sindhwani 2006).
 
     Minimises ``Σ_{i≤l} (y_i − f(x_i))² + γ_A αᵀKα + γ_I αᵀK L K α`` (eq. 7 with the squared loss;
     :func:`toolkit.laprlsc`), solved directly or by early-stopped PCG. More than two classes:
@@ -287,7 +287,7 @@ class LapRLSC(_Manifold):
 
 
 class LapSVMPath(SemiSupervisedClassifier):
-    """The Laplacian SVM's whole regularisation path; ``lam`` is read at prediction, never refitted.
+    __doc__ = """The Laplacian SVM's whole regularisation path; ``lam`` is read at prediction, never refitted.
 
     ``fit`` computes every breakpoint of the piecewise-linear path of the Laplacian SVM's dual
     solution in λ (Wang, Qin & Huang; Hastie et al. 2004; :func:`toolkit.laplacian_svm_path`).
@@ -305,8 +305,9 @@ class LapSVMPath(SemiSupervisedClassifier):
         The marker of unlabelled rows in ``y``.
     """ + _FITTED.format(result=":class:`~toolkit.paths.LaplacianSvmPath`",
                          found="``predict`` at ``lam``").replace(
-        "    n_iter_ : int or ndarray of shape (n_classes,)\n        ``result_.n_iter`` (per class for more than two "
-        "classes).\n", "    breakpoints_ : ndarray\n        The path's λ breakpoints (of the first binary problem).\n")
+        "        ``result_.n_iter`` (per class for more than two classes).\n",
+        "        ``result_.n_iter``, the path's events (per class for more than two classes).\n"
+        "    breakpoints_ : ndarray\n        The path's λ breakpoints (of the first binary problem).\n")
 
     _function = staticmethod(laplacian_svm_path)
     _needs_unlabeled = False

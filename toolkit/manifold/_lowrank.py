@@ -57,7 +57,7 @@ def choose_basis(X, n_labeled, n_basis, basis, rng):
     n = X.shape[0]
     extra = n_basis - n_labeled
     if extra <= 0:
-        return np.arange(min(n_basis, n_labeled)) if n_basis < n_labeled else np.arange(n_labeled)
+        return np.arange(n_basis)
     pool = np.arange(n_labeled, n)
     if basis == "uniform":
         if rng is None:                                    # deterministic: evenly spaced rows
