@@ -190,3 +190,74 @@ def test_knn_graph_from_rbf_kernel_equals_neighbour_search(weight):
     np.testing.assert_allclose(Wk.toarray(), Ws.toarray(), atol=1e-6)
     with pytest.raises(ValueError, match="underflowed"):
         knn_graph_from_kernel(rbf_kernel(X * 1e3, sigma=1e-2), neighbors=3, sigma=1e-2)
+
+
+# ----------------------------------------------------------------------------- approximate search
+def _recall(X, W_approx, k):
+    """Share of each point's k approximate neighbours no farther than its exact k-th neighbour."""
+    D = cdist(X, X)
+    np.fill_diagonal(D, np.inf)
+    kth = np.sort(D, axis=1)[:, k - 1]
+    return np.mean([np.sum(D[i, W_approx[i].indices] <= kth[i] * (1 + 1e-6)) / len(W_approx[i].indices)
+                    for i in range(len(X))])
+
+
+@pytest.fixture(scope="module")
+def manifold_points():
+    """1500 points near a 2-d manifold in 24 dimensions (as in images or text): NN-descent's case."""
+    rng = np.random.default_rng(7)
+    t = rng.uniform(0, 3 * np.pi, size=(1500, 2))
+    basis = rng.normal(size=(4, 24))
+    return np.c_[np.sin(t), np.cos(t)] @ basis + 0.01 * rng.normal(size=(1500, 24))
+
+
+def test_pynndescent_graph_recovers_the_exact_neighbours(manifold_points):
+    X, k = manifold_points, 10
+    W = knn_graph(X, neighbors=k, weight="distance", neighbor_search="pynndescent", rng=0)
+    assert (W != W.T).nnz == 0 and W.diagonal().max() == 0
+    # directed graph before symmetrisation: exactly k out-edges per point, none to itself
+    from toolkit.graphs import _nn_descent
+    dist, ind = _nn_descent(X, k, "euclidean", 0, "knn_graph")
+    assert ind.shape == (len(X), k) and not np.any(ind == np.arange(len(X))[:, None])
+    np.testing.assert_allclose(dist, np.linalg.norm(X[ind] - X[:, None, :], axis=2), rtol=1e-5, atol=1e-6)
+    D = cdist(X, X)
+    np.fill_diagonal(D, np.inf)
+    kth = np.sort(D, axis=1)[:, k - 1]
+    recall = np.mean(dist <= kth[:, None] * (1 + 1e-5))
+    assert recall >= 0.95, recall
+    # the symmetrised graph's weights are the true distances of its edges
+    r, c = W.nonzero()
+    np.testing.assert_allclose(np.asarray(W[r, c]).ravel(), D[r, c], rtol=1e-5)
+
+
+def test_pynndescent_graph_is_reproducible_with_a_seed(manifold_points):
+    X = manifold_points[:600]
+    W1 = knn_graph(X, neighbors=5, neighbor_search="pynndescent", rng=3)
+    W2 = knn_graph(X, neighbors=5, neighbor_search="pynndescent", rng=3)
+    assert (W1 != W2).nnz == 0
+    W0 = knn_graph(X, neighbors=5, neighbor_search="pynndescent")        # None: seed 0
+    assert (W0 != knn_graph(X, neighbors=5, neighbor_search="pynndescent", rng=0)).nnz == 0
+
+
+def test_pynndescent_handles_duplicates_without_self_loops():
+    X = np.repeat(np.random.default_rng(0).normal(size=(40, 20)), 3, axis=0)    # every point thrice
+    W = knn_graph(X, neighbors=4, weight="distance", neighbor_search="pynndescent")
+    assert W.diagonal().max() == 0
+    # the two copies of each point are among its neighbours (distance 0, stored explicitly)
+    for i in range(0, 120, 3):
+        assert {i + 1, i + 2} <= set(W[i].indices)
+
+
+def test_auto_search_chooses_by_size_dimension_and_sparsity():
+    from toolkit.graphs import APPROXIMATE_MIN_SAMPLES, KNN_TREE_MAX_FEATURES, choose_neighbor_search
+    big = APPROXIMATE_MIN_SAMPLES
+    assert choose_neighbor_search(np.empty((big, KNN_TREE_MAX_FEATURES + 1))) == "pynndescent"
+    assert choose_neighbor_search(np.empty((big, KNN_TREE_MAX_FEATURES))) == "sklearn"       # trees
+    assert choose_neighbor_search(np.empty((big - 1, 300))) == "sklearn"                       # small
+    assert choose_neighbor_search(sp.csr_matrix((big, 3))) == "pynndescent"
+
+
+def test_unknown_neighbor_search_is_named():
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    with pytest.raises(ValueError, match=r"'neighbor_search' parameter of knn_graph must be one of"):
+        knn_graph(X, neighbors=2, neighbor_search="annoy")

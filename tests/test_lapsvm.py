@@ -497,6 +497,13 @@ def test_graph_read_off_the_kernel_gives_the_same_model():
     a = lapsvm(X[:6], y[:6], X[6:], neighbor_search="kernel", **kw)
     b = lapsvm(X[:6], y[:6], X[6:], neighbor_search="sklearn", **kw)
     assert a.objective == pytest.approx(b.objective, rel=1e-10)
+    assert (a.params["neighbor_search"], b.params["neighbor_search"]) == ("kernel", "sklearn")
+    # the approximate search finds the same 6-NN graph on 90 points, so the same model
+    c = lapsvm(X[:6], y[:6], X[6:], neighbor_search="pynndescent", rng=1, **kw)
+    assert c.params["neighbor_search"] == "pynndescent"
+    assert c.objective == pytest.approx(b.objective, rel=1e-6)
+    # auto on 2-d points: scikit-learn's trees, recorded
+    assert lapsvm(X[:6], y[:6], X[6:], **kw).params["neighbor_search"] == "sklearn"
     with pytest.raises(ValueError, match="'neighbor_search'"):
         lapsvm(X[:6], y[:6], X[6:], neighbor_search="kd")
 

@@ -35,20 +35,13 @@ from toolkit._contract import (BREAKDOWN, CONVERGED, MAX_ITER, ConvergenceWarnin
 from toolkit._validation import (check_consistent_rows, check_features, check_kernel_matrix, check_labels,
                                  check_laplacian_matrix, check_matrix, check_option, check_rng, check_scalar)
 from toolkit.early_stopping import StopEvent, make_rule, start_monitor, ValidationCheck, MixedCheck
-from toolkit.graphs import (graph_laplacian, knn_graph, knn_graph_from_kernel, iterated_laplacian, METRICS,
-                            POWER_MAX_DENSITY, WEIGHTS)
+from toolkit.graphs import (KNN_TREE_MAX_FEATURES, NEIGHBOR_SEARCHES, METRICS, POWER_MAX_DENSITY, WEIGHTS,
+                            choose_neighbor_search, graph_laplacian, iterated_laplacian, knn_graph,
+                            knn_graph_from_kernel)
 from toolkit.kernels import KERNELS, cross_kernel, kernel_matrix, stacked_training_kernel
 
 __all__ = ["lapsvm", "laprlsc", "lapsvm_dual", "LapSVMResult", "ConvergenceWarning"]
 
-
-#: With neighbor_search="auto", dense points of at most this many features are searched with
-#: scikit-learn's trees (O(n log n)); beyond it, and for sparse points, an RBF problem reads its kNN
-#: graph off the kernel matrix it has computed anyway. Measured (benchmarks/bench_neighbors.py, 2
-#: cores, 20 neighbours): n = 8000, d = 2: trees 0.05 s vs 0.70 s off the kernel; d = 256: 0.55 s vs
-#: 0.40 s; n = 2000, d = 32-256: 0.24-0.36 s vs 0.03-0.04 s. The old rule (off the kernel from n = 5000
-#: whatever d) cost 1.4-1.8 s on two moons at n = 8000.
-KNN_TREE_MAX_FEATURES = 16
 
 PRECONDITIONERS = ("kernel", "two-level")
 
@@ -64,7 +57,11 @@ def default_coarse_size(n_samples):
 
 
 def _read_off_kernel(X):
-    """The ``neighbor_search="auto"`` rule: read the graph off the kernel for sparse or high-dimensional points."""
+    """The ``neighbor_search="auto"`` rule when the n × n RBF kernel exists: read the graph off it for
+    sparse or high-dimensional points (:data:`toolkit.graphs.KNN_TREE_MAX_FEATURES`). Measured
+    (benchmarks/bench_neighbors.py, 2 cores, 20 neighbours): n = 8000, d = 2: trees 0.05 s against
+    0.70 s off the kernel; d = 256: 0.55 s against 0.40 s; n = 2000, d = 32-256: 0.24-0.36 s against
+    0.03-0.04 s."""
     return sp.issparse(X) or X.shape[1] > KNN_TREE_MAX_FEATURES
 
 
@@ -193,7 +190,7 @@ class LapSVMResult:
 # ------------------------------------------------------------------------------ shared setup
 def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, coef0,
              gamma_A, gamma_I, neighbors, degree, normalized, weight, graph_sigma, metric, laplacian_matrix,
-             dtype, neighbor_search="auto", low_rank=False):
+             dtype, neighbor_search="auto", low_rank=False, rng=None):
     precomputed = kernel == "precomputed"
     X_l = check_matrix(X_labeled, "X_labeled", func, accept_sparse=not precomputed)
     X_u = check_matrix(X_unlabeled, "X_unlabeled", func, allow_empty=True, accept_sparse=not precomputed)
@@ -218,7 +215,7 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
     check_option(weight, "weight", func, WEIGHTS)
     graph_sigma = check_scalar(graph_sigma, "graph_sigma", func, low=0.0, low_closed=False, allow_none=True)
     check_option(metric, "metric", func, METRICS)
-    check_option(neighbor_search, "neighbor_search", func, ("auto", "kernel", "sklearn"))
+    check_option(neighbor_search, "neighbor_search", func, NEIGHBOR_SEARCHES + ("kernel",))
     if not callable(kernel):
         check_option(kernel, "kernel", func, KERNELS)
     if kernel == "rbf":
@@ -242,6 +239,7 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
 
     t0 = time.perf_counter()
     degrees = None                      # of the kNN graph, when built here (the low-rank model uses them)
+    searched = None                     # the neighbour search taken (recorded in the result's params)
     if laplacian_matrix is not None:
         L = check_laplacian_matrix(laplacian_matrix, "laplacian_matrix", func, n)
     else:
@@ -253,16 +251,20 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
                                  f"distances sqrt(K_ii + K_jj - 2 K_ij), so 'metric' must be 'euclidean'. Got "
                                  f"{metric!r} instead; pass laplacian_matrix for another graph.")
             W = knn_graph_from_kernel(K_full, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma)
+            searched = "kernel"
         elif K_full is not None and kernel == "rbf" and metric == "euclidean" and (
                 neighbor_search == "kernel" or (neighbor_search == "auto" and _read_off_kernel(X))):
             try:
                 W = knn_graph_from_kernel(K_full, neighbors=neighbors, sigma=sigma, weight=weight,
                                           graph_sigma=graph_sigma)
+                searched = "kernel"
             except ValueError:
                 if neighbor_search == "kernel":
                     raise
         if W is None:
-            W = knn_graph(X, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma, metric=metric)
+            searched = choose_neighbor_search(X) if neighbor_search in ("auto", "kernel") else neighbor_search
+            W = knn_graph(X, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma, metric=metric,
+                          neighbor_search=searched, rng=rng)
         degrees = np.asarray(W.sum(axis=1), dtype=float).ravel()
         L = iterated_laplacian(graph_laplacian(W, normalized=bool(normalized)), degree=degree,
                             max_density=POWER_MAX_DENSITY)
@@ -280,7 +282,7 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
     params = dict(kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0,
                   gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, degree=degree,
                   normalized=bool(normalized), weight=weight, graph_sigma=graph_sigma, metric=metric, n_labeled=l,
-                  n_unlabeled=u, dtype=np.dtype(dtype).name)
+                  n_unlabeled=u, dtype=np.dtype(dtype).name, neighbor_search=searched)
     return X, K, L, Y, classes, degrees, params, {"kernel": t_kernel, "graph": t_graph}
 
 
@@ -402,7 +404,7 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
         func, X_labeled, y_labeled, X_unlabeled, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree,
         coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, degree=degree,
         normalized=normalized, weight=weight, graph_sigma=graph_sigma, metric=metric, laplacian_matrix=laplacian_matrix,
-        dtype=dtype, neighbor_search=neighbor_search, low_rank=n_basis is not None)
+        dtype=dtype, neighbor_search=neighbor_search, low_rank=n_basis is not None, rng=rng)
     n, C = X.shape[0], Y.shape[1]
     l = Y.shape[0]
     if n_basis is not None:
@@ -621,8 +623,9 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
         ``stop``.
     rng : None, int or Generator, default=None
         Draws the basis points of the low-rank expansion (``n_basis``) and the centres of the
-        two-level preconditioner; ``None`` takes evenly spaced rows (k-means++: seed 0), so the
-        default fit is deterministic. Nothing else is random (the kNN graph is exact, PCG and
+        two-level preconditioner, and seeds the approximate neighbour search
+        (``neighbor_search="pynndescent"``); ``None`` takes evenly spaced rows (k-means++ and
+        pynndescent: seed 0), so the default fit is deterministic. Nothing else is random (PCG and
         Newton are deterministic).
     laplacian_matrix : sparse matrix, ndarray or LinearOperator of shape (n, n), default=None
         Precomputed ``L^p`` (:func:`toolkit.graphs.laplacian`), skipping graph construction;
@@ -630,14 +633,17 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
     dtype : {"float64", "float32"}, default="float64"
         Storage of ``K`` for PCG; float32 halves memory and the cost of the product by ``K``
         (the iterates stay float64). Newton always uses float64.
-    neighbor_search : {"auto", "kernel", "sklearn"}, default="auto"
-        How the kNN graph is found: ``"sklearn"`` (:func:`toolkit.graphs.knn_graph`), ``"kernel"``
-        (read off the RBF kernel matrix, :func:`toolkit.graphs.knn_graph_from_kernel`: the same graph
-        up to ties, O(n²) instead of O(n² d)), ``"auto"``: the kernel for ``kernel="rbf"``,
-        ``metric="euclidean"`` with sparse points or more than 16 features (measured:
-        ``KNN_TREE_MAX_FEATURES``); scikit-learn's trees otherwise. With ``kernel="precomputed"``
-        the graph is always read off the kernel; with ``n_basis`` (no n × n kernel) scikit-learn
-        searches.
+    neighbor_search : {"auto", "kernel", "sklearn", "pynndescent"}, default="auto"
+        How the kNN graph is found: ``"sklearn"`` (exact, :func:`toolkit.graphs.knn_graph`),
+        ``"pynndescent"`` (approximate NN-descent, for large sets of many features; seeded by
+        ``rng``), ``"kernel"`` (read off the RBF kernel matrix,
+        :func:`toolkit.graphs.knn_graph_from_kernel`: the same graph up to ties, O(n²) instead of
+        O(n² d)). ``"auto"``: the kernel for ``kernel="rbf"``, ``metric="euclidean"`` with sparse
+        points or more than 16 features (measured: ``toolkit.graphs.KNN_TREE_MAX_FEATURES``);
+        otherwise, and with ``n_basis`` (no n × n kernel), :func:`toolkit.graphs.choose_neighbor_search`
+        (scikit-learn; pynndescent from 50 000 points of sparse or more than 16 features). With
+        ``kernel="precomputed"`` the graph is always read off the kernel. The search taken is
+        recorded in ``params["neighbor_search"]``.
     blas_threads : int or None, default=1
         BLAS threads during PCG (via threadpoolctl); ``None`` leaves the setting alone. The product
         by ``K`` is memory-bound: one thread reaches most of the bandwidth, and on a shared machine
@@ -827,7 +833,7 @@ def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, g
         func, X_labeled, y_labeled, X_unlabeled, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree,
         coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, degree=degree,
         normalized=normalized, weight=weight, graph_sigma=graph_sigma, metric=metric, laplacian_matrix=laplacian_matrix,
-        dtype="float64", neighbor_search=neighbor_search)
+        dtype="float64", neighbor_search=neighbor_search, rng=rng)
     if params["gamma_A"] <= 0:
         raise ValueError(f"The 'gamma_A' parameter of {func} must be a float in (0, inf). Got 0.0 instead.")
     t0 = time.perf_counter()
