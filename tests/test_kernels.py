@@ -100,3 +100,59 @@ def test_width_heuristic_is_bounding_box_diagonal():
 def test_bad_input_names_the_argument(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
         call()
+
+
+# ----------------------------------------------------------------------------- float32
+def _brute_rbf(X, Z, sigma):
+    D = ((X[:, None, :] - Z[None, :, :]) ** 2).sum(axis=2)
+    return np.exp(-D / (2 * sigma ** 2))
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e3])
+@pytest.mark.parametrize("cross", [False, True])
+def test_float32_rbf_is_computed_in_float32_to_float32_accuracy(offset, cross):
+    """float32 throughout, and within float32's resolution of K even for points far from the origin
+    (the centring: without it, ||x||² ≈ 3e7 and the cancellation would leave ~2 correct digits)."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(300, 12)) + offset
+    Z = (rng.normal(size=(70, 12)) + offset) if cross else None
+    sigma = 2.0
+    K32 = kernels.rbf_kernel(X, Z, sigma=sigma, dtype="float32")
+    ref = _brute_rbf(X, X if Z is None else Z, sigma)
+    assert K32.dtype == np.float32 and K32.shape == ref.shape
+    np.testing.assert_allclose(K32, ref, rtol=0, atol=2e-6)
+    if not cross:
+        np.testing.assert_array_equal(K32, K32.T)
+        np.testing.assert_array_equal(np.diagonal(K32), 1.0)
+
+
+def test_float32_linear_polynomial_precomputed_and_sparse():
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(50, 7))
+    for kernel, kw in (("linear", {}), ("polynomial", dict(kernel_degree=3, coef0=1.0))):
+        K32 = kernels.kernel_matrix(X, kernel=kernel, dtype="float32", **kw)
+        K64 = kernels.kernel_matrix(X, kernel=kernel, **kw)
+        assert K32.dtype == np.float32 and K64.dtype == np.float64
+        np.testing.assert_allclose(K32, K64, rtol=2e-6, atol=2e-6 * np.abs(K64).max())
+    S = sp.random(80, 5000, density=0.002, random_state=1, format="csr")     # too wide to densify
+    K32 = kernels.rbf_kernel(S, sigma=1.0, dtype=np.float32)
+    assert K32.dtype == np.float32
+    np.testing.assert_allclose(K32, kernels.rbf_kernel(S.toarray(), sigma=1.0), atol=2e-6)
+    P = kernels.kernel_matrix(X[:4] @ X[:4].T, kernel="precomputed", dtype="float32")
+    assert P.dtype == np.float32
+
+
+def test_float32_refuses_what_it_cannot_hold_and_names_dtype():
+    X = np.array([[1e20, 0.0], [-1e20, 0.0], [0.0, 1.0]])    # fine in float64, beyond float32's range
+    with pytest.raises(ValueError, match=r"'X' parameter of rbf_kernel has rows too large for float32"):
+        kernels.rbf_kernel(X, sigma=1.0, dtype="float32")
+    with pytest.raises(ValueError, match=r"'X' parameter of linear_kernel has rows too large for float32"):
+        kernels.linear_kernel(X, dtype="float32")
+    # far from the origin but close together: the centred float32 kernel is exact enough
+    np.testing.assert_allclose(kernels.rbf_kernel(X[:1] + [[0.0], [1.0]], sigma=1.0, dtype="float32"),
+                               [[1.0, np.exp(-0.5)], [np.exp(-0.5), 1.0]], rtol=1e-6)
+    with pytest.raises(ValueError, match=r"'dtype' parameter of kernel_matrix must be one of 'float64', 'float32'. "
+                                         r"Got 'float16'"):
+        kernels.kernel_matrix(X, dtype="float16")
+    with pytest.raises(ValueError, match=r"'dtype' parameter of rbf_kernel"):
+        kernels.rbf_kernel(X, sigma=1.0, dtype=int)

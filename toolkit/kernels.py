@@ -1,9 +1,10 @@
 """Kernel functions k(x, z) and kernel matrices K(X, Z).
 
 All kernels accept dense arrays or SciPy sparse matrices and return a dense
-``(n_samples_X, n_samples_Z)`` float64 array. The matrix is filled in row blocks
-of at most ``block_size`` rows, so the temporary memory on top of the output stays
-bounded for large n; the n × m product is always one BLAS call per block.
+``(n_samples_X, n_samples_Z)`` array of ``dtype`` (float64 by default; float32 is computed in
+float32 throughout, with single-precision BLAS, for half the memory and about half the time). The
+matrix is filled in row blocks of at most ``block_size`` rows, so the temporary memory on top of the
+output stays bounded for large n; the n × m product is always one BLAS call per block.
 
 The RBF kernel is eq. (19) of Gieseke et al. (2012), ``exp(-||x - z||² / (2 σ²))``,
 and :func:`width_heuristic` is their data-derived width ``s`` (the diagonal of
@@ -29,6 +30,8 @@ __all__ = ["training_kernel", "stacked_training_kernel", "cross_kernel", "linear
 #: "X" is the (n, n) kernel matrix of the training points, and new points are given by their
 #: kernel values against the training points, an (m, n) array.
 KERNELS = ("linear", "rbf", "polynomial", "precomputed")
+#: Precisions of the kernel matrices.
+DTYPES = ("float64", "float32")
 _DEFAULT_BLOCK_BYTES = 256 * 2**20   # temporary memory per block of the RBF kernel
 
 
@@ -38,17 +41,36 @@ def _row_sq_norms(X):
     return np.einsum("ij,ij->i", X, X)
 
 
-def _gram(X, Z):
-    """X @ Z.T as a dense float64 array (one BLAS call, or a sparse product densified)."""
+def check_dtype(dtype, func):
+    """``np.float64`` or ``np.float32`` from ``dtype``; a clear error naming ``func`` otherwise."""
+    if isinstance(dtype, str) or isinstance(dtype, (type, np.dtype)):
+        try:
+            name = np.dtype(dtype).name
+        except TypeError:
+            name = None
+        if name in DTYPES:
+            return np.dtype(name).type
+    raise ValueError(f"The 'dtype' parameter of {func} must be one of 'float64', 'float32'. Got {dtype!r} instead.")
+
+
+def _as_dtype(X, dtype):
+    """``X`` (dense or sparse) stored as ``dtype``; no copy when it already is."""
+    if sp.issparse(X):
+        return X if X.dtype == dtype else X.astype(dtype)
+    return np.asarray(X, dtype=dtype)
+
+
+def _gram(X, Z, dtype=np.float64):
+    """X @ Z.T as a dense array of ``dtype`` (one BLAS call, or a sparse product densified)."""
     G = X @ Z.T
     if sp.issparse(G):
         G = G.toarray()
-    return np.ascontiguousarray(G, dtype=np.float64)
+    return np.ascontiguousarray(G, dtype=dtype)
 
 
-def _blocks(n_rows, n_cols, block_size):
+def _blocks(n_rows, n_cols, block_size, itemsize=8):
     if block_size is None:
-        block_size = max(1, _DEFAULT_BLOCK_BYTES // (8 * max(n_cols, 1)))
+        block_size = max(1, _DEFAULT_BLOCK_BYTES // (itemsize * max(n_cols, 1)))
     for start in range(0, n_rows, block_size):
         yield slice(start, min(start + block_size, n_rows))
 
@@ -134,7 +156,7 @@ def _prepare(X, Z, func):
     return X, _dense_if_cheap(Z), False, sq_x, _checked_sq_norms(Z, "Z", func)
 
 
-def linear_kernel(X, Z=None):
+def linear_kernel(X, Z=None, *, dtype="float64"):
     """Linear kernel ``K(X, Z) = X Zᵀ`` (Gieseke et al. 2012, eq. 18).
 
     Parameters
@@ -142,6 +164,8 @@ def linear_kernel(X, Z=None):
     X : array-like or sparse matrix of shape (n_samples_X, n_features)
     Z : array-like or sparse matrix of shape (n_samples_Z, n_features), default=None
         ``None`` means ``Z = X``.
+    dtype : {"float64", "float32"}, default="float64"
+        Precision of the product and of the result.
 
     Returns
     -------
@@ -154,16 +178,21 @@ def linear_kernel(X, Z=None):
     array([[1., 0.],
            [0., 1.]])
     """
-    return _linear(X, Z, "linear_kernel")
+    return _linear(X, Z, "linear_kernel", dtype)
 
 
-def _linear(X, Z, func):
+def _linear(X, Z, func, dtype="float64"):
     """:func:`linear_kernel`, with ``func`` named in its validation messages."""
-    X, Z, _, _, _ = _prepare(X, Z, func)
-    return _gram(X, Z)
+    dtype = check_dtype(dtype, func)
+    X, Z, same, sq_x, sq_z = _prepare(X, Z, func)
+    if dtype is np.float32:
+        _check_float32_norms(func, sq_x, sq_z)
+        X = _as_dtype(X, dtype)
+        Z = X if same else _as_dtype(Z, dtype)
+    return _gram(X, Z, dtype)
 
 
-def rbf_kernel(X, Z=None, *, sigma, block_size=None):
+def rbf_kernel(X, Z=None, *, sigma, block_size=None, dtype="float64"):
     """Gaussian (RBF) kernel ``k(x, z) = exp(-||x - z||² / (2 σ²))`` (Gieseke et al. 2012, eq. 19).
 
     Parameters
@@ -175,6 +204,10 @@ def rbf_kernel(X, Z=None, *, sigma, block_size=None):
         Kernel width σ > 0. The papers choose it as a multiple of :func:`width_heuristic`.
     block_size : int, default=None
         Rows per block; ``None`` keeps each block's temporary near 256 MiB.
+    dtype : {"float64", "float32"}, default="float64"
+        Precision of the products, the element-wise passes and the result. With float32 the points
+        are first centred (in float64; distances do not change) so that the cancellation in
+        ``||x||² + ||z||² - 2 xᵀz`` stays near float32's resolution of the distances themselves.
 
     Returns
     -------
@@ -197,13 +230,45 @@ def rbf_kernel(X, Z=None, *, sigma, block_size=None):
     array([[1.    , 0.6065],
            [0.6065, 1.    ]])
     """
-    return _rbf(X, Z, sigma, block_size, "rbf_kernel")
+    return _rbf(X, Z, sigma, block_size, "rbf_kernel", dtype)
 
 
-def _rbf(X, Z, sigma, block_size, func):
+def _centred_float32(X, Z, same, func, sq_x, sq_z):
+    """Points and squared norms for a float32 RBF kernel: dense points centred on X's mean, then cast."""
+    if sp.issparse(X) or sp.issparse(Z):       # too many features to densify: no centring
+        _check_float32_norms(func, sq_x, sq_z)
+        X32 = _as_dtype(X, np.float32)
+        return X32, (X32 if same else _as_dtype(Z, np.float32)), sq_x.astype(np.float32), sq_z.astype(np.float32)
+    shift = X.mean(axis=0)
+    Xc = X - shift
+    sq_x = np.einsum("ij,ij->i", Xc, Xc)
+    X32 = Xc.astype(np.float32)
+    if same:
+        sq_z, Z32 = sq_x, X32
+    else:
+        Zc = Z - shift
+        sq_z = np.einsum("ij,ij->i", Zc, Zc)
+        Z32 = Zc.astype(np.float32)
+    _check_float32_norms(func, sq_x, sq_z)
+    return X32, Z32, sq_x.astype(np.float32), sq_z.astype(np.float32)
+
+
+def _check_float32_norms(func, sq_x, sq_z):
+    """Raise when a float32 kernel entry could overflow (squared row norms beyond float32's range)."""
+    limit = float(np.finfo(np.float32).max) / 4
+    if max(float(sq_x.max(initial=0.0)), float(sq_z.max(initial=0.0))) > limit:
+        raise ValueError(f"The 'X' parameter of {func} has rows too large for float32 kernels (a squared norm "
+                         f"beyond {limit:.1e}); use dtype='float64' or scale the features.")
+
+
+def _rbf(X, Z, sigma, block_size, func, dtype="float64"):
     """:func:`rbf_kernel`, with ``func`` named in its validation messages."""
     sigma = check_scalar(sigma, "sigma", func, low=0.0, low_closed=False)
+    dtype = check_dtype(dtype, func)
     X, Z, same, sq_x, sq_z = _prepare(X, Z, func)
+    if dtype is np.float32:
+        X, Z, sq_x, sq_z = _centred_float32(X, Z, same, func, sq_x, sq_z)
+    itemsize = np.dtype(dtype).itemsize
     scale = -1.0 / (2.0 * sigma * sigma)
     if same:
         # Gram case: only the upper triangle, in row blocks [a, b) × [a, n) (GEMM: about half the
@@ -211,33 +276,33 @@ def _rbf(X, Z, sigma, block_size, func):
         # crashed for n = 20 000), one fused compiled pass per block, then a tiled mirror. Exactly
         # symmetric, unit diagonal; the temporary is one block of at most ~256 MiB.
         n = X.shape[0]
-        K = np.empty((n, n))
+        K = np.empty((n, n), dtype=dtype)
         if block_size is None:   # ~16 blocks: the triangle costs (1 + 1/16) / 2 of the full product
-            block_size = min(max(256, -(-n // 16)), max(1, _DEFAULT_BLOCK_BYTES // (8 * n)))
+            block_size = min(max(256, -(-n // 16)), max(1, _DEFAULT_BLOCK_BYTES // (itemsize * n)))
         Xt = None if sp.issparse(X) else X.T
         for rows in _blocks(n, n, block_size):
             a, b = rows.start, rows.stop
             upper = K[a:b, a:]                 # a view with leading dimension n: GEMM writes in place
             if Xt is None:
-                upper[...] = _gram(X[a:b], X[a:])
+                upper[...] = _gram(X[a:b], X[a:], dtype)
             else:
                 np.matmul(X[a:b], Xt[:, a:], out=upper)
             _rbf_from_gram_inplace(upper, sq_x[a:b], sq_x[a:], scale)
         _mirror_upper_to_lower(K)
         np.fill_diagonal(K, 1.0)
         return K
-    K = np.empty((X.shape[0], Z.shape[0]))
+    K = np.empty((X.shape[0], Z.shape[0]), dtype=dtype)
     Zt = Z.T if sp.issparse(Z) else np.ascontiguousarray(Z).T
-    for rows in _blocks(X.shape[0], Z.shape[0], block_size):
+    for rows in _blocks(X.shape[0], Z.shape[0], block_size, itemsize):
         if sp.issparse(X) or sp.issparse(Z):
-            K[rows] = _gram(X[rows], Z)
+            K[rows] = _gram(X[rows], Z, dtype)
         else:
             np.matmul(X[rows], Zt, out=K[rows])        # x^T z, one BLAS call per block, in place
         _rbf_from_gram_inplace(K[rows], sq_x[rows], sq_z, scale)
     return K
 
 
-def polynomial_kernel(X, Z=None, *, kernel_degree=2, coef0=1.0, scale=1.0):
+def polynomial_kernel(X, Z=None, *, kernel_degree=2, coef0=1.0, scale=1.0, dtype="float64"):
     """Polynomial kernel ``k(x, z) = (scale · xᵀz + coef0)^kernel_degree``.
 
     Parameters
@@ -250,21 +315,28 @@ def polynomial_kernel(X, Z=None, *, kernel_degree=2, coef0=1.0, scale=1.0):
         Constant term (>= 0 keeps the kernel positive semi-definite).
     scale : float, default=1.0
         Multiplier of the inner product (> 0).
+    dtype : {"float64", "float32"}, default="float64"
+        Precision of the product and of the result (entries beyond float32's range are refused).
 
     Returns
     -------
     K : ndarray of shape (n_samples_X, n_samples_Z)
     """
-    return _polynomial(X, Z, kernel_degree, coef0, scale, "polynomial_kernel")
+    return _polynomial(X, Z, kernel_degree, coef0, scale, "polynomial_kernel", dtype)
 
 
-def _polynomial(X, Z, kernel_degree, coef0, scale, func):
+def _polynomial(X, Z, kernel_degree, coef0, scale, func, dtype="float64"):
     """:func:`polynomial_kernel`, with ``func`` named in its validation messages."""
     kernel_degree = check_scalar(kernel_degree, "kernel_degree", func, kind=numbers.Integral, low=1)
     coef0 = check_scalar(coef0, "coef0", func, low=0.0)
     scale = check_scalar(scale, "scale", func, low=0.0, low_closed=False)
-    X, Z, _, _, _ = _prepare(X, Z, func)
-    K = _gram(X, Z)
+    dtype = check_dtype(dtype, func)
+    X, Z, same, sq_x, sq_z = _prepare(X, Z, func)
+    if dtype is np.float32:
+        _check_float32_norms(func, sq_x, sq_z)
+        X = _as_dtype(X, dtype)
+        Z = X if same else _as_dtype(Z, dtype)
+    K = _gram(X, Z, dtype)
     with np.errstate(over="ignore", invalid="ignore"):
         K *= scale
         K += coef0
@@ -307,7 +379,8 @@ def width_heuristic(X):
     return s
 
 
-def kernel_matrix(X, Z=None, *, kernel="linear", sigma=None, kernel_degree=2, coef0=1.0, block_size=None):
+def kernel_matrix(X, Z=None, *, kernel="linear", sigma=None, kernel_degree=2, coef0=1.0, block_size=None,
+                  dtype="float64"):
     """Kernel matrix ``K(X, Z)`` for a kernel given by name or as a callable.
 
     Parameters
@@ -325,6 +398,8 @@ def kernel_matrix(X, Z=None, *, kernel="linear", sigma=None, kernel_degree=2, co
         Polynomial kernel parameters.
     block_size : int, default=None
         Rows per block for the RBF kernel.
+    dtype : {"float64", "float32"}, default="float64"
+        Precision of the computation and of the result (a precomputed or callable kernel is cast).
 
     Returns
     -------
@@ -339,6 +414,7 @@ def kernel_matrix(X, Z=None, *, kernel="linear", sigma=None, kernel_degree=2, co
         largest float64 (some kernel entry would overflow: scale the features); a polynomial
         kernel or a callable whose entries overflow.
     """
+    dtype = check_dtype(dtype, "kernel_matrix")
     if callable(kernel):
         X = check_matrix(X, "X", "kernel_matrix")
         Zc = X if Z is None else check_matrix(Z, "Z", "kernel_matrix")
@@ -352,7 +428,7 @@ def kernel_matrix(X, Z=None, *, kernel="linear", sigma=None, kernel_degree=2, co
                              f"Got shape {K.shape} instead.")
         if not np.all(np.isfinite(K)):
             raise ValueError("The callable 'kernel' returned non-finite values.")
-        return K
+        return _as_dtype(K, dtype)
     check_option(kernel, "kernel", "kernel_matrix", KERNELS)
     if kernel == "precomputed":
         X = check_matrix(X, "X", "kernel_matrix", accept_sparse=False)
@@ -361,17 +437,18 @@ def kernel_matrix(X, Z=None, *, kernel="linear", sigma=None, kernel_degree=2, co
             raise ValueError(f"With kernel='precomputed', the 'X' parameter of kernel_matrix must hold kernel values "
                              f"against the {n_train} training points, shape (n_samples, {n_train}). Got shape "
                              f"{X.shape} instead.")
-        return X
+        return _as_dtype(X, dtype)
     if kernel == "linear":
-        return _linear(X, Z, "kernel_matrix")
+        return _linear(X, Z, "kernel_matrix", dtype)
     if kernel == "rbf":
         if sigma is None:
             raise ValueError("The 'sigma' parameter of kernel_matrix is required for kernel='rbf'. Got None instead.")
-        return _rbf(X, Z, sigma, block_size, "kernel_matrix")
-    return _polynomial(X, Z, kernel_degree, coef0, 1.0, "kernel_matrix")
+        return _rbf(X, Z, sigma, block_size, "kernel_matrix", dtype)
+    return _polynomial(X, Z, kernel_degree, coef0, 1.0, "kernel_matrix", dtype)
 
 
-def training_kernel(X, func, *, kernel, sigma=None, kernel_degree=2, coef0=1.0, symmetrize=False, label=None):
+def training_kernel(X, func, *, kernel, sigma=None, kernel_degree=2, coef0=1.0, symmetrize=False, label=None,
+                    dtype="float64"):
     """The training kernel matrix of a solver's ``X``: computed from points, or checked when precomputed.
 
     The one boundary rule for ``kernel="precomputed"`` (as in scikit-learn): ``X`` is then the
@@ -386,8 +463,8 @@ def training_kernel(X, func, *, kernel, sigma=None, kernel_degree=2, coef0=1.0, 
         check_option(kernel, "kernel", func, KERNELS)
     if kernel == "precomputed":
         label = label or f"The 'X' parameter of {func} (the kernel matrix K with kernel='precomputed')"
-        return check_kernel_matrix(X, "X", func, symmetrize=symmetrize, label=label)
-    return kernel_matrix(X, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0)
+        return _as_dtype(check_kernel_matrix(X, "X", func, symmetrize=symmetrize, label=label), check_dtype(dtype, func))
+    return kernel_matrix(X, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0, dtype=dtype)
 
 
 def cross_kernel(X, X_train, func, *, kernel, n_train, sigma=None, kernel_degree=2, coef0=1.0):
@@ -404,7 +481,8 @@ def cross_kernel(X, X_train, func, *, kernel, n_train, sigma=None, kernel_degree
     return kernel_matrix(X, X_train, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0)
 
 
-def stacked_training_kernel(X_labeled, X_unlabeled, func, *, kernel, sigma=None, kernel_degree=2, coef0=1.0):
+def stacked_training_kernel(X_labeled, X_unlabeled, func, *, kernel, sigma=None, kernel_degree=2, coef0=1.0,
+                            dtype="float64"):
     """``(X, K)``: the training inputs ``[X_labeled; X_unlabeled]`` (labelled first) and their kernel.
 
     With ``kernel="precomputed"`` the two inputs must be the rows ``(l, n)`` and ``(u, n)`` of the
@@ -422,5 +500,6 @@ def stacked_training_kernel(X_labeled, X_unlabeled, func, *, kernel, sigma=None,
                          f"({n}, {n}) training kernel matrix, of shapes ({l}, {n}) and ({u}, {n}) (columns: the "
                          f"labelled points first). Got {X_labeled.shape} and {X_unlabeled.shape} instead.")
     K = training_kernel(X, func, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0,
-                        label=f"The precomputed training kernel matrix [X_labeled; X_unlabeled] of {func}")
+                        label=f"The precomputed training kernel matrix [X_labeled; X_unlabeled] of {func}",
+                        dtype=dtype)
     return X, K

@@ -38,7 +38,7 @@ from toolkit.early_stopping import StopEvent, make_rule, start_monitor, Validati
 from toolkit.graphs import (KNN_TREE_MAX_FEATURES, NEIGHBOR_SEARCHES, METRICS, POWER_MAX_DENSITY, WEIGHTS,
                             choose_neighbor_search, graph_laplacian, iterated_laplacian, knn_graph,
                             knn_graph_from_kernel)
-from toolkit.kernels import KERNELS, cross_kernel, kernel_matrix, stacked_training_kernel
+from toolkit.kernels import KERNELS, check_dtype, cross_kernel, kernel_matrix, stacked_training_kernel
 
 __all__ = ["lapsvm", "laprlsc", "lapsvm_dual", "LapSVMResult", "ConvergenceWarning"]
 
@@ -221,9 +221,7 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
     if kernel == "rbf":
         sigma = check_scalar(sigma, "sigma", func, low=0.0, low_closed=False)
     kernel_degree = check_scalar(kernel_degree, "kernel_degree", func, kind=numbers.Integral, low=1)
-    if dtype not in (np.float64, np.float32, "float64", "float32"):
-        raise ValueError(f"The 'dtype' parameter of {func} must be one of 'float64', 'float32'. Got {dtype!r} instead.")
-    dtype = np.dtype(dtype).type
+    dtype = check_dtype(dtype, func)
     t0 = time.perf_counter()
     if low_rank:                        # no n × n kernel: the reduced expansion builds K(X, Z) itself
         if precomputed:
@@ -233,7 +231,7 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
         K = None
     else:
         X, K = stacked_training_kernel(X_l, X_u, func, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree,
-                                       coef0=coef0)
+                                       coef0=coef0, dtype=dtype)    # float32: computed in float32
     t_kernel = time.perf_counter() - t0
     K_full = K
 
@@ -269,11 +267,6 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
         L = iterated_laplacian(graph_laplacian(W, normalized=bool(normalized)), degree=degree,
                             max_density=POWER_MAX_DENSITY)
     t_graph = time.perf_counter() - t0
-    if dtype is np.float32 and K_full is not None:
-        t0 = time.perf_counter()
-        K = K_full.astype(np.float32, copy=False)     # a float32 gram is used as it is
-        del K_full
-        t_kernel += time.perf_counter() - t0
 
     if len(classes) == 2:
         Y = np.where(y_idx == 1, 1.0, -1.0)[:, None]
@@ -631,8 +624,10 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
         Precomputed ``L^p`` (:func:`toolkit.graphs.laplacian`), skipping graph construction;
         checked to be finite and symmetric with a non-negative diagonal (an operator: its shape).
     dtype : {"float64", "float32"}, default="float64"
-        Storage of ``K`` for PCG; float32 halves memory and the cost of the product by ``K``
-        (the iterates stay float64). Newton always uses float64.
+        Precision of ``K`` for PCG: float32 computes the kernel in float32 (single-precision BLAS,
+        :func:`toolkit.kernels.kernel_matrix`) and halves memory and the cost of the product by
+        ``K`` (the iterates stay float64). A graph read off the kernel (``neighbor_search``) is
+        then read off the float32 kernel. Newton always uses float64.
     neighbor_search : {"auto", "kernel", "sklearn", "pynndescent"}, default="auto"
         How the kNN graph is found: ``"sklearn"`` (exact, :func:`toolkit.graphs.knn_graph`),
         ``"pynndescent"`` (approximate NN-descent, for large sets of many features; seeded by
