@@ -93,7 +93,7 @@ class TaskSizes(distributed.diagnostics.plugin.SchedulerPlugin):
 def test_x_and_y_are_scattered_once_and_tasks_carry_only_references(cluster, client, gaussian):
     from joblib import Parallel, delayed
 
-    from toolkit.selection._dask import dask_backend
+    from toolkit._dask import dask_backend
 
     ds, sp = gaussian
     sizes = TaskSizes()
@@ -223,3 +223,79 @@ def test_reproduce_runs_select_on_the_cluster(cluster, client, tmp_path):
     assert any("_run_numbered_job" in task["key"] for task in stream.data)
     results = pd.read_csv(summary.folder / "results.csv")
     assert set(results["metric"]) >= {"cv_error", "test_error"}
+
+
+# ------------------------------------------------------------------------ the low-rank model in row blocks
+@pytest.fixture(scope="module")
+def moons_3000():
+    import numpy as np
+
+    ds = data.load("moons", n=3300, rng=1)
+    X, y = np.asarray(ds.X), np.where(np.asarray(ds.y) > 0, 1.0, -1.0)
+    lab = np.r_[np.flatnonzero(y > 0)[:5], np.flatnonzero(y < 0)[:5]]
+    rest = np.setdiff1d(np.arange(len(y)), lab)
+    return X[lab], y[lab], X[rest[:3000]], y[rest[:3000]], X[rest[3000:]]
+
+
+@pytest.mark.parametrize("solver, method", [("lapsvm", "pcg"), ("lapsvm", "newton"), ("laprlsc", "pcg")])
+def test_low_rank_model_in_row_blocks_on_workers_gives_the_local_model(cluster, client, moons_3000, solver, method):
+    """Φ's row blocks are computed and multiplied by the two workers (the task stream shows them on
+    both), and the model is the local one: the same objective, decisions and early stop."""
+    import numpy as np
+    import toolkit
+
+    X_l, y_l, X_u, y_u, X_test = moons_3000
+    fit = getattr(toolkit, solver)
+    kw = dict(sigma=0.3, gamma_A=1e-6, gamma_I=1.0, neighbors=10, weight="heat", n_basis=200, basis="uniform",
+              rng=3, method=method, y_unlabeled=y_u)
+    if method == "pcg":
+        kw.update(stop="stability", tol=1e-10)
+    local = fit(X_l, y_l, X_u, **kw)
+    with distributed.get_task_stream(client=client) as stream:
+        remote = fit(X_l, y_l, X_u, scheduler=client, **kw)
+    assert remote.params["n_row_blocks"] == 3 and remote.params["n_workers"] == 2    # 3010 rows: 1024 per block
+    assert remote.objective == pytest.approx(local.objective, rel=1e-9)
+    assert remote.n_iter == local.n_iter and remote.status == local.status
+    np.testing.assert_allclose(remote.decision_function(X_test), local.decision_function(X_test),
+                               rtol=1e-6, atol=1e-8)
+    for key in ("error_U", "objective"):
+        if key in local.history:
+            np.testing.assert_allclose(remote.history[key], local.history[key], rtol=1e-9)
+    tasks = pd.DataFrame(stream.data)
+    names = tasks["key"].astype(str).str.extract(r"^(_\w+_block)")[0]
+    assert {"_features_block", "_graph_block"} <= set(names.dropna())
+    assert tasks.loc[names == "_features_block", "worker"].nunique() == 2
+    # by address: a client of its own, closed again
+    by_address = fit(X_l, y_l, X_u, scheduler=cluster.scheduler_address, **kw)
+    assert by_address.objective == pytest.approx(local.objective, rel=1e-9)
+
+
+def test_low_rank_scheduler_is_refused_where_it_cannot_apply(cluster, moons_3000):
+    import numpy as np
+    from toolkit import lapsvm
+    from toolkit.graphs import laplacian, laplacian_operator
+
+    X_l, y_l, X_u, _, _ = moons_3000
+    with pytest.raises(ValueError, match=r"'scheduler' parameter of lapsvm .*needs n_basis"):
+        lapsvm(X_l, y_l, X_u[:100], scheduler=cluster.scheduler_address)
+    with pytest.raises(TypeError, match=r"'scheduler' parameter of lapsvm must be None, a Dask scheduler address"):
+        lapsvm(X_l, y_l, X_u[:100], n_basis=20, scheduler=2)
+    L = laplacian_operator(laplacian(np.r_[X_l, X_u[:100]], neighbors=5), degree=2)
+    with pytest.raises(ValueError, match=r"With a 'scheduler', the graph Laplacian must be a sparse matrix"):
+        lapsvm(X_l, y_l, X_u[:100], n_basis=20, laplacian_matrix=L, scheduler=cluster.scheduler_address)
+
+
+def test_low_rank_estimator_takes_the_scheduler_address(cluster, moons_3000):
+    import numpy as np
+    from sklearn.base import clone
+    from toolkit.estimators import LapSVM
+
+    X_l, y_l, X_u, _, X_test = moons_3000
+    X = np.r_[X_l, X_u[:1500]]
+    y = np.r_[y_l, np.full(1500, -1)].astype(int)
+    y[:len(y_l)] = np.where(y_l > 0, 1, 0)                     # classes 0 / 1; -1 marks unlabelled rows
+    local = LapSVM(sigma=0.3, gamma_I=1.0, neighbors=10, weight="heat", n_basis=150).fit(X, y)
+    remote = clone(local).set_params(scheduler=cluster.scheduler_address).fit(X, y)
+    np.testing.assert_allclose(remote.decision_function(X_test), local.decision_function(X_test), rtol=1e-6,
+                               atol=1e-8)
+    assert remote.result_.params["n_workers"] == 2

@@ -187,19 +187,22 @@ def _column_objective(theta, f_labeled, y, G, hinge):
     return 0.5 * (loss_terms(1.0 - y * f_labeled, hinge).sum() + theta @ (G @ theta))
 
 
-def labeled_rows(Phi, l, labeled_scale=None):
-    """``Φ_L`` in float64, its rows scaled by ``labeled_scale`` (the degree-normalised coordinates)."""
-    Phi_L = np.array(Phi[:l], dtype=np.float64)
+def labeled_rows(rows, labeled_scale=None):
+    """``Φ_L`` (the ``l`` labelled rows of Φ) in float64, scaled by ``labeled_scale`` (the
+    degree-normalised coordinates)."""
+    Phi_L = np.array(rows, dtype=np.float64)
     if labeled_scale is not None:
         Phi_L *= np.asarray(labeled_scale, dtype=np.float64)[:, None]
     return Phi_L
 
 
-def newton_reduced(Phi, G, Y, *, hinge, max_iter, callback=None, labeled_scale=None):
-    """Primal Newton in ``r + 1`` dimensions, one column of ``Y`` at a time (finite termination)."""
+def newton_reduced(Phi_L, G, Y, *, hinge, max_iter, callback=None):
+    """Primal Newton in ``r + 1`` dimensions, one column of ``Y`` at a time (finite termination).
+
+    ``Phi_L``: the labelled rows of Φ in float64 (:func:`labeled_rows`); the unlabelled rows do not
+    enter Newton's method."""
     l, C = Y.shape
     r1 = G.shape[0]
-    Phi_L = labeled_rows(Phi, l, labeled_scale)
     theta = np.zeros((r1, C))
     fallbacks: list[str] = []
     hist = {"objective": [], "column": [], "step": [], "n_error_vectors": []}
@@ -248,18 +251,22 @@ def newton_reduced(Phi, G, Y, *, hinge, max_iter, callback=None, labeled_scale=N
     return _raw(theta, steps, hist, status, detail, None, fallbacks, max_iter, 0)
 
 
-def pcg_reduced(Phi, G, Y, *, hinge, tol, max_iter, monitors=(), callback=None, validation=None,
-                unlabeled_truth=None, theta0=None, labeled_scale=None):
-    """Nonlinear PCG in ``r + 1`` dimensions, preconditioned by ``G + Φ_Lᵀ Φ_L`` (see the module)."""
+def pcg_reduced(Phi_L, G, Y, *, unlabeled_decisions, hinge, tol, max_iter, monitors=(), callback=None,
+                validation=None, unlabeled_truth=None, theta0=None):
+    """Nonlinear PCG in ``r + 1`` dimensions, preconditioned by ``G + Φ_Lᵀ Φ_L`` (see the module).
+
+    ``Phi_L``: the labelled rows of Φ in float64 (:func:`labeled_rows`); ``unlabeled_decisions(θ)``:
+    ``Φ_U θ``, the decisions on the unlabelled rows, called only when an early-stopping rule or the
+    callback looks at them (Φ_U may live elsewhere: in row blocks on Dask workers).
+    """
     l, C = Y.shape
     r1 = G.shape[0]
-    Phi_L = labeled_rows(Phi, l, labeled_scale)
     fallbacks: list[str] = []
     M = _factor(G + Phi_L.T @ Phi_L, fallbacks, "The preconditioner G + Φ_Lᵀ Φ_L")
     theta = np.zeros((r1, C)) if theta0 is None else np.array(theta0, dtype=float).reshape(r1, C)
 
     def decisions_U():
-        return np.asarray(Phi[l:] @ theta, dtype=np.float64)
+        return np.asarray(unlabeled_decisions(theta), dtype=np.float64)
 
     def gradient(th):
         f_l = Phi_L @ th

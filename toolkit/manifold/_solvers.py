@@ -377,7 +377,8 @@ def _blas_limit(threads):
 def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, coef0,
          gamma_A, gamma_I, neighbors, degree, normalized, weight, graph_sigma, metric, method, stop, validation,
          y_unlabeled, tol, max_iter, x0, callback, rng, laplacian_matrix, dtype, blas_threads,
-         neighbor_search, line_search=True, n_basis=None, basis="uniform", preconditioner="two-level", n_coarse=None):
+         neighbor_search, line_search=True, n_basis=None, basis="uniform", preconditioner="two-level", n_coarse=None,
+         scheduler=None):
     check_option(method, "method", func, ("newton", "pcg") if hinge else ("direct", "pcg"))
     if not isinstance(line_search, (bool, np.bool_)):
         raise TypeError(f"The 'line_search' parameter of {func} must be a bool. Got {line_search!r} instead.")
@@ -390,6 +391,14 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
     check_option(basis, "basis", func, lowrank.BASES)
     check_option(preconditioner, "preconditioner", func, PRECONDITIONERS)
     n_coarse = check_scalar(n_coarse, "n_coarse", func, kind=numbers.Integral, low=1, allow_none=True)
+    if scheduler is not None:
+        from toolkit._dask import check_scheduler
+
+        check_scheduler(scheduler, func)
+        if n_basis is None:
+            raise ValueError(f"The 'scheduler' parameter of {func} distributes the low-rank model's row blocks and "
+                             "needs n_basis (the exact model's n × n kernel stays on one machine). Got "
+                             "n_basis=None instead.")
     blas_threads = check_scalar(blas_threads, "blas_threads", func, kind=numbers.Integral, low=1, allow_none=True)
     tol = check_scalar(tol, "tol", func, low=0.0)
     max_iter = check_scalar(max_iter, "max_iter", func, kind=numbers.Integral, low=0, allow_none=True)
@@ -404,7 +413,7 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
         return _fit_reduced(func, hinge, X, L, degrees, Y, classes, params, timings, method=method, stop=stop,
                             validation=validation, y_unlabeled=y_unlabeled, tol=tol, max_iter=max_iter, x0=x0,
                             callback=callback, generator=generator, n_basis=n_basis, basis=basis,
-                            blas_threads=blas_threads)
+                            blas_threads=blas_threads, scheduler=scheduler)
     alpha0, b0 = _initial(x0, n, C, func)
     rule = make_rule(stop, tol=tol, func=func)
     val = _validation_targets(validation, X, classes, params, func, C)
@@ -451,7 +460,7 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
 
 
 def _fit_reduced(func, hinge, X, L, degrees, Y, classes, params, timings, *, method, stop, validation, y_unlabeled,
-                 tol, max_iter, x0, callback, generator, n_basis, basis, blas_threads):
+                 tol, max_iter, x0, callback, generator, n_basis, basis, blas_threads, scheduler=None):
     """eq. (7) on the reduced expansion over ``n_basis`` training points (:mod:`toolkit.manifold._lowrank`).
 
     With the normalised Laplacian of a graph built here, the expansion models the degree-normalised
@@ -480,36 +489,55 @@ def _fit_reduced(func, hinge, X, L, degrees, Y, classes, params, timings, *, met
         scale = np.sqrt(degrees / degrees.mean())
         L = sp.diags(scale) @ L @ sp.diags(scale)
     params.update(degree_normalized=scale is not None)
-    Phi, G, T = lowrank.reduced_system(X, Z, L, params["gamma_A"], params["gamma_I"], kernel=params["kernel"],
-                                       sigma=params["sigma"], kernel_degree=params["kernel_degree"],
-                                       coef0=params["coef0"], dtype=dtype)
-    timings["kernel"] += time.perf_counter() - t0
-    rule = make_rule(stop, tol=tol, func=func)
-    val = _validation_targets(validation, Z, classes, params, func, C)
-    if val is not None:                  # the validation rows in the solver's coordinates β (w = T β)
-        val = (np.asarray(val[0]) @ T, val[1])
-    if isinstance(rule, (ValidationCheck, MixedCheck)) and val is None:
-        raise ValueError(f"The 'stop' parameter of {func} is {getattr(rule, 'name', rule)!r}, which needs "
-                         "validation=(X_val, y_val). Got validation=None instead.")
-    y_u = _unlabeled_targets(y_unlabeled, n - l, classes, func, C)
-    params.update(stop=getattr(rule, "name", None), tol=tol, n_basis=int(Z.shape[0]), basis=basis,
-                  basis_rank=int(T.shape[1]))
-    timings["compile"] = 0.0
-    t0 = time.perf_counter()
-    with _blas_limit(blas_threads):
-        if method == "pcg":
-            # the rules' check period follows the problem's dimension, r + 1 (not n)
-            monitors = [] if rule is None else [start_monitor(rule, Z.shape[0] + 1, None if val is None else len(val[1]))]
-            raw = lowrank.pcg_reduced(Phi, G, Y, hinge=hinge, tol=tol, max_iter=1000 if max_iter is None else max_iter,
-                                      monitors=monitors, callback=callback, validation=val, unlabeled_truth=y_u,
-                                      labeled_scale=None if scale is None else scale[:l])
-            fix = ", or use an early-stopping rule (stop='stability')"
-        else:
-            raw = lowrank.newton_reduced(Phi, G, Y, hinge=hinge, max_iter=50 if max_iter is None else max_iter,
-                                         callback=callback, labeled_scale=None if scale is None else scale[:l])
-            fix = ""
+    with contextlib.ExitStack() as stack:
+        if scheduler is None:
+            Phi, G, T = lowrank.reduced_system(X, Z, L, params["gamma_A"], params["gamma_I"], kernel=params["kernel"],
+                                               sigma=params["sigma"], kernel_degree=params["kernel_degree"],
+                                               coef0=params["coef0"], dtype=dtype)
+
+            def unlabeled_decisions(theta):
+                return Phi[l:] @ theta
+        else:                           # Φ in row blocks on the workers; G, T and Φ_L come back
+            from toolkit._dask import dask_client
+            from toolkit.manifold import _distributed
+
+            client = stack.enter_context(dask_client(scheduler, func))
+            Phi = _distributed.reduced_system(client, X, Z, L, params["gamma_A"], params["gamma_I"],
+                                              kernel=params["kernel"], sigma=params["sigma"],
+                                              kernel_degree=params["kernel_degree"], coef0=params["coef0"],
+                                              dtype=dtype)
+            stack.callback(Phi.release)
+            G, T, unlabeled_decisions = Phi.G, Phi.T, (lambda theta: Phi.decisions(theta, start=l))
+            params.update(n_row_blocks=Phi.n_blocks, n_workers=Phi.n_workers)
+        Phi_L = lowrank.labeled_rows(Phi[:l] if scheduler is None else Phi.rows(0, l),
+                                     None if scale is None else scale[:l])
+        timings["kernel"] += time.perf_counter() - t0
+        rule = make_rule(stop, tol=tol, func=func)
+        val = _validation_targets(validation, Z, classes, params, func, C)
+        if val is not None:                  # the validation rows in the solver's coordinates β (w = T β)
+            val = (np.asarray(val[0]) @ T, val[1])
+        if isinstance(rule, (ValidationCheck, MixedCheck)) and val is None:
+            raise ValueError(f"The 'stop' parameter of {func} is {getattr(rule, 'name', rule)!r}, which needs "
+                             "validation=(X_val, y_val). Got validation=None instead.")
+        y_u = _unlabeled_targets(y_unlabeled, n - l, classes, func, C)
+        params.update(stop=getattr(rule, "name", None), tol=tol, n_basis=int(Z.shape[0]), basis=basis,
+                      basis_rank=int(T.shape[1]))
+        timings["compile"] = 0.0
+        t0 = time.perf_counter()
+        with _blas_limit(blas_threads):
+            if method == "pcg":
+                # the rules' check period follows the problem's dimension, r + 1 (not n)
+                monitors = [] if rule is None else [start_monitor(rule, Z.shape[0] + 1,
+                                                                  None if val is None else len(val[1]))]
+                raw = lowrank.pcg_reduced(Phi_L, G, Y, unlabeled_decisions=unlabeled_decisions, hinge=hinge, tol=tol,
+                                          max_iter=1000 if max_iter is None else max_iter, monitors=monitors,
+                                          callback=callback, validation=val, unlabeled_truth=y_u)
+                fix = ", or use an early-stopping rule (stop='stability')"
+            else:
+                raw = lowrank.newton_reduced(Phi_L, G, Y, hinge=hinge, max_iter=50 if max_iter is None else max_iter,
+                                             callback=callback)
+                fix = ""
     theta = raw["theta"]
-    Phi_L = lowrank.labeled_rows(Phi, l, None if scale is None else scale[:l])
     raw["objective"] = np.array([0.5 * (core.loss_terms(1.0 - Y[:, c] * (Phi_L @ theta[:, c]), hinge).sum()
                                         + theta[:, c] @ (G @ theta[:, c])) for c in range(C)])
     raw["alpha"] = T @ raw["alpha"]      # back to the expansion coefficients over the basis points
@@ -526,7 +554,7 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
            kernel_degree=2, coef0=1.0, weight="binary", graph_sigma=None, metric="euclidean", y_unlabeled=None,
            tol=1e-6, max_iter=None, x0=None, callback=None, rng=None,
            laplacian_matrix=None, dtype="float64", blas_threads=1, neighbor_search="auto", line_search=True,
-           n_basis=None, basis="uniform", preconditioner="two-level", n_coarse=None):
+           n_basis=None, basis="uniform", preconditioner="two-level", n_coarse=None, scheduler=None):
     r"""Laplacian SVM with the squared hinge loss, trained in the primal.
 
     Minimises eq. (7) of Melacci & Belkin (2011) over ``α ∈ R^n`` and the unregularised bias ``b``:
@@ -679,6 +707,13 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
     n_coarse : int or None, default=None
         Centres of the two-level coarse space (every labelled point, then unlabelled ones chosen
         as by ``basis`` and ``rng``); ``None``: ``4 √n`` between 100 and 500.
+    scheduler : None, str or distributed.Client, default=None
+        With ``n_basis``: a Dask scheduler address (``"tcp://HOST:PORT"``) or client. The features
+        ``Φ = [1, K(X, Z) T]`` are then computed and held by the workers in row blocks (a persisted
+        ``dask.array``), which also form their share of ``Φᵀ L Φ`` and of the decisions on U at
+        each rule check; only ``r × r`` matrices, the labelled rows and the decisions come back
+        (:mod:`toolkit.manifold._distributed`). The kNN graph is built here, on the client. The
+        same numbers as ``scheduler=None`` up to the summation order of ``Φᵀ L Φ``.
 
     Returns
     -------
@@ -722,7 +757,7 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
                 method=method, stop=stop, validation=validation, y_unlabeled=y_unlabeled, tol=tol,
                 max_iter=max_iter, x0=x0, callback=callback, rng=rng, laplacian_matrix=laplacian_matrix,
                 dtype=dtype, blas_threads=blas_threads, neighbor_search=neighbor_search, line_search=line_search,
-                n_basis=n_basis, basis=basis, preconditioner=preconditioner, n_coarse=n_coarse)
+                n_basis=n_basis, basis=basis, preconditioner=preconditioner, n_coarse=n_coarse, scheduler=scheduler)
 
 
 def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_A=1e-6, gamma_I=1e-2,
@@ -730,7 +765,7 @@ def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma
             kernel_degree=2, coef0=1.0, weight="binary", graph_sigma=None, metric="euclidean", y_unlabeled=None,
             tol=1e-6, max_iter=None, x0=None, callback=None, rng=None,
             laplacian_matrix=None, dtype="float64", blas_threads=1, neighbor_search="auto", n_basis=None,
-            basis="uniform", preconditioner="two-level", n_coarse=None):
+            basis="uniform", preconditioner="two-level", n_coarse=None, scheduler=None):
     r"""Laplacian Regularized Least Squares classifier (LapRLSC), Melacci & Belkin (2011) eq. (14).
 
     Minimises, over ``α`` and the unregularised bias ``b``,
@@ -775,7 +810,7 @@ def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma
                 method=method, stop=stop, validation=validation, y_unlabeled=y_unlabeled, tol=tol,
                 max_iter=max_iter, x0=x0, callback=callback, rng=rng, laplacian_matrix=laplacian_matrix,
                 dtype=dtype, blas_threads=blas_threads, neighbor_search=neighbor_search, n_basis=n_basis,
-                basis=basis, preconditioner=preconditioner, n_coarse=n_coarse)
+                basis=basis, preconditioner=preconditioner, n_coarse=n_coarse, scheduler=scheduler)
 
 
 def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_A=1e-6,

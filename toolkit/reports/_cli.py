@@ -68,7 +68,7 @@ def _reproduce(args) -> int:
         print(f"ssl-toolkit reproduce: --jobs must be at least 1. Got {args.jobs} instead.", file=sys.stderr)
         return 2
     if args.scheduler is not None:                 # reached once here, before any kernel starts
-        from toolkit.selection._dask import check_scheduler, dask_client
+        from toolkit._dask import check_scheduler, dask_client
 
         try:
             with dask_client(check_scheduler(args.scheduler, "ssl-toolkit reproduce"), "ssl-toolkit reproduce"):

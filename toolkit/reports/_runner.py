@@ -285,7 +285,7 @@ def run_experiment(experiment, *, output="reports", quick=False, jobs=1, log=pri
                         f"as 'tcp://127.0.0.1:8786' (the notebooks receive it as text). Got {type(scheduler).__name__} "
                         "instead.")
     if scheduler is not None:
-        from toolkit.selection._dask import check_scheduler
+        from toolkit._dask import check_scheduler
 
         check_scheduler(scheduler, "run_experiment")
     exp = experiment if isinstance(experiment, Experiment) else load_experiment(experiment, quick=quick)
@@ -306,7 +306,7 @@ def run_experiment(experiment, *, output="reports", quick=False, jobs=1, log=pri
         + (f", select's jobs on the Dask scheduler {scheduler}" if todo and scheduler else "")
         + (f"; skipped methods: {', '.join(exp.skipped)}" if exp.skipped else ""))
     if todo and scheduler:           # an unreachable scheduler fails here, once, not in every configuration
-        from toolkit.selection._dask import dask_client
+        from toolkit._dask import dask_client
 
         with dask_client(scheduler, "run_experiment"):
             pass

@@ -31,7 +31,7 @@ The splitter :class:`SemiSupervisedKFold` works with scikit-learn's ``GridSearch
 The package by concern: :mod:`~toolkit.selection._splitter` (scenarios, :class:`SemiSupervisedKFold`),
 :mod:`~toolkit.selection._cache` (:class:`CachedKernel`, :class:`GraphCache`),
 :mod:`~toolkit.selection._select` (:func:`select`, :class:`Selection`, :class:`Indices`),
-:mod:`~toolkit.selection._dask` (the ``scheduler`` argument: the client and joblib's dask backend); the method
+:mod:`toolkit._dask` (the ``scheduler`` argument: the client and joblib's dask backend); the method
 registry (:class:`Method`, :data:`METHODS`) lives in :mod:`toolkit._methods`, shared with
 :mod:`toolkit.stats`.
 """

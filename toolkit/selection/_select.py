@@ -20,7 +20,7 @@ from toolkit._methods import KERNEL_PARAMS, METHODS, Method, _pos_neg, get_metho
 from toolkit._validation import (check_consistent_rows, check_disjoint, check_indices, check_matrix, check_option,
                                  check_rng, check_scalar)
 from toolkit.selection._cache import GraphCache, kernel_for
-from toolkit.selection._dask import check_scheduler
+from toolkit._dask import check_scheduler
 from toolkit.selection._splitter import SCENARIOS, scenario_label
 
 __all__ = ["select", "Selection", "Indices", "TIDY_COLUMNS"]
@@ -594,7 +594,7 @@ def _execute(method, X, y, jobs, width, seed, base, *, n_jobs, progress, warm_st
 
     try:
         if scheduler is not None:
-            from toolkit.selection._dask import dask_backend, dask_client
+            from toolkit._dask import dask_backend, dask_client
 
             # one task per (kernel setting, fold) job: its kernel and eigendecomposition stay on the worker
             with dask_client(scheduler) as client, dask_backend(client, X, y):

@@ -1,4 +1,5 @@
-"""Running the jobs of :func:`~toolkit.selection.select` on a Dask cluster.
+"""Dask clusters for the toolkit: the ``scheduler`` argument of ``select`` and of the low-rank
+LapSVM / LapRLSC (``lapsvm(..., n_basis=r, scheduler=...)``), and joblib's dask backend for ``select``.
 
 The ``scheduler`` argument of ``select`` (None, a scheduler address or a ``distributed.Client``) is
 checked here, the client is opened (and closed again when ``select`` opened it), and the jobs go
