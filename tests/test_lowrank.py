@@ -194,3 +194,34 @@ def test_default_fit_is_deterministic_and_records_its_preconditioner():
     assert paper.params["preconditioner"] == "kernel" and "n_coarse" not in paper.params
     with pytest.raises(ValueError, match=r"'preconditioner' parameter of lapsvm must be one of"):
         lapsvm(Xl, yl, Xu, preconditioner="jacobi")
+
+
+@pytest.mark.parametrize("method", ["lapsvm", "laprlsc", "lapsvm_path"])
+def test_selection_runs_the_low_rank_model_as_the_function_does(method):
+    """select(..., fixed={"n_basis": r}) fits each grid point with the low-rank model, and its refit is
+    the function's own low-rank fit with the selected parameters (the same decisions)."""
+    from toolkit import data, laplacian_svm_path
+    from toolkit.selection import select
+
+    ds = data.load("moons", n=600, noise=0.1, rng=0)
+    part = data.split(ds, l=20, rng=0)
+    grid = {"lam": [0.1, 1.0]} if method == "lapsvm_path" else {"gamma_A": [1e-4, 1e-2], "gamma_I": [0.1, 1.0]}
+    fixed = {"kernel": "rbf", "sigma": 0.3, "neighbors": 8, "n_basis": 60}
+    if method == "lapsvm_path":
+        fixed.update(gamma_ratio=1.0)
+    sel = select(method, ds.X, ds.y, part, grid=grid, fixed=fixed, n_folds=3, rng=0, progress=False)
+    best = {**fixed, **sel.best_params}
+    Xl, yl, Xu = ds.X[part.labeled], ds.y[part.labeled], ds.X[part.unlabeled]
+    test = ds.X[part.test]
+    if method == "lapsvm_path":
+        lam = best.pop("lam")
+        ref = laplacian_svm_path(Xl, np.where(yl > 0, 1.0, -1.0), Xu, **best).predict(test, lam)
+        ref = np.where(ref > 0, ds.y.max(), ds.y.min())
+    else:
+        direct = (lapsvm if method == "lapsvm" else laprlsc)(Xl, yl, Xu, **best)
+        assert sel.model.X_train.shape == direct.X_train.shape == (60, 2)      # the refit is low-rank
+        assert sel.model.params["degree_normalized"] and direct.params["degree_normalized"]
+        ref = direct.predict(test)
+    # the refit's basis is drawn with the selection's seed, the direct one evenly spaced: the same
+    # model up to the basis, so nearly the same labels (two moons, 580 test points)
+    assert abs(sel.test_error - 100 * np.mean(ref != ds.y[part.test])) <= 1.0

@@ -583,3 +583,47 @@ def test_laplacian_path_equals_lapsvm_dual():
                           tol=1e-12)
         lam = 2 * gamma_A
         assert _rel(path.decision_function(Xt, lam), ref.decision_function(Xt)) < _svc_tol(lam) * 10
+
+
+# ------------------------------------------------------------------------ the low-rank path (n_basis)
+def test_low_rank_path_with_every_point_a_basis_point_is_the_exact_path():
+    """The push-through identity K (I + r L K)⁻¹ = Φ (I + r Φᵀ L Φ)⁻¹ Φᵀ for K = Φ Φᵀ: with every
+    training point in the basis (K_ZZ = K, well conditioned at this σ) the paths coincide."""
+    Xl, yl, Xu, _ = _moons_like(2)
+    kw = dict(sigma=0.8, neighbors=5, gamma_ratio=3.0)
+    exact = laplacian_svm_path(Xl, yl, Xu, **kw)
+    n = len(yl) + len(Xu)
+    low = laplacian_svm_path(Xl, yl, Xu, n_basis=n, **kw)
+    assert low.graph["n_basis"] == n and low.X_train.shape[0] == n
+    np.testing.assert_allclose(low.effective_kernel, exact.effective_kernel, atol=1e-8)
+    np.testing.assert_allclose(low.breakpoints[:5], exact.breakpoints[:5], rtol=1e-6)
+    for lam in exact.breakpoints[[0, 2, 4]]:
+        np.testing.assert_allclose(low.decision_function(Xu, lam), exact.decision_function(Xu, lam),
+                                   atol=1e-6 * np.abs(exact.decision_function(Xu, lam)).max())
+
+
+def test_low_rank_path_is_the_exact_model_on_the_nystrom_kernel():
+    """With r < n basis points the path is the exact one on the Nyström kernel K̃ = K_XZ K_ZZ⁺ K_ZX
+    (an n × n reference formed densely here), with the decision through K(x, Z) K_ZZ⁺ K_Z·."""
+    from toolkit.graphs import laplacian
+    Xl, yl, Xu, _ = _moons_like(3)
+    kw = dict(sigma=0.5, neighbors=5, gamma_ratio=2.0)
+    low = laplacian_svm_path(Xl, yl, Xu, n_basis=30, rng=0, **kw)
+    X = np.vstack([Xl, Xu])
+    Z = low.X_train
+    assert Z.shape[0] == 30 and np.all(np.isin(Xl, Z))                # every labelled point is a basis point
+    K_XZ, K_ZZ = kernel_matrix(X, Z, kernel="rbf", sigma=0.5), kernel_matrix(Z, kernel="rbf", sigma=0.5)
+    w, V = np.linalg.eigh(K_ZZ)
+    keep = w > 30 * np.finfo(float).eps * w[-1]
+    pinv = (V[:, keep] / w[keep]) @ V[:, keep].T
+    K_tilde = K_XZ @ pinv @ K_XZ.T
+    L = laplacian(X, neighbors=5).toarray()
+    G_ref, B_ref = effective_kernel(K_tilde, L, len(yl), 2.0)
+    np.testing.assert_allclose(low.effective_kernel, G_ref, atol=1e-8)
+    lam = low.breakpoints[3]
+    beta_ref = B_ref @ (yl * low.coef(lam)[0]) / lam                  # expansion over X on K̃
+    np.testing.assert_allclose(low.decision_function(Xu, lam),
+                               kernel_matrix(Xu, Z, kernel="rbf", sigma=0.5) @ pinv @ K_XZ.T @ beta_ref
+                               + low.coef(lam)[1] / lam, atol=1e-7)
+    with pytest.raises(ValueError, match=r"'n_basis' parameter of laplacian_svm_path must be an int in \[1, "):
+        laplacian_svm_path(Xl, yl, Xu, n_basis=10**6, **kw)

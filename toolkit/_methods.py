@@ -319,9 +319,21 @@ def _laplacian_of(Xl, Xu, params, graphs):
     return build() if graphs is None else graphs.get(X_all, graph, build)
 
 
+def _low_rank_kernel(kernel):
+    """The low-rank model's kernel arguments: by name (it computes K(X, Z) by row blocks itself,
+    nothing n × n to cache) instead of the selection's caching callable."""
+    return {"kernel": kernel.kernel, "sigma": kernel.sigma, "kernel_degree": kernel.kernel_degree}
+
+
 def _fit_lapsvm(Xl, yl, Xu, *, kernel, rng, graphs=None, validation=None, **params):
     from toolkit.manifold import lapsvm
 
+    if params.get("n_basis") is not None:
+        # its own graph: the low-rank model works in the graph's degree-normalised coordinates,
+        # which a shared L^p does not carry (toolkit.manifold._solvers._fit_reduced); no warm start
+        # (x0 is not defined for the reduced expansion; its solves are r-dimensional anyway)
+        params.pop("x0", None)
+        return lapsvm(Xl, yl, Xu, **_low_rank_kernel(kernel), rng=rng, validation=validation, **params)
     L = _laplacian_of(Xl, Xu, params, graphs)
     return lapsvm(Xl, yl, Xu, kernel=kernel.for_solver(), laplacian_matrix=L, validation=validation, **params)
 
@@ -329,6 +341,9 @@ def _fit_lapsvm(Xl, yl, Xu, *, kernel, rng, graphs=None, validation=None, **para
 def _fit_laprlsc(Xl, yl, Xu, *, kernel, rng, graphs=None, validation=None, **params):
     from toolkit.manifold import laprlsc
 
+    if params.get("n_basis") is not None:
+        params.pop("x0", None)
+        return laprlsc(Xl, yl, Xu, **_low_rank_kernel(kernel), rng=rng, validation=validation, **params)
     L = _laplacian_of(Xl, Xu, params, graphs)
     return laprlsc(Xl, yl, Xu, kernel=kernel.for_solver(), laplacian_matrix=L, validation=validation, **params)
 
@@ -356,7 +371,10 @@ def _fit_lap_path_models(Xl, yl, Xu, values, *, kernel, rng, **params):
     from toolkit.paths import laplacian_svm_path
 
     classes = _pos_neg(yl)
-    path = laplacian_svm_path(Xl, _signed(yl, classes), Xu, kernel=kernel, **params)
+    if params.get("n_basis") is not None:
+        path = laplacian_svm_path(Xl, _signed(yl, classes), Xu, **_low_rank_kernel(kernel), rng=rng, **params)
+    else:
+        path = laplacian_svm_path(Xl, _signed(yl, classes), Xu, kernel=kernel, **params)
     return [_Predictor(lambda X, s=s: path.decision_function(X, s), classes) for s in values]
 
 
@@ -424,7 +442,8 @@ register_method(Method(
     description="entire regularisation path of the SVM", citation="Hastie et al. (2004)"))
 register_method(Method(
     "lapsvm_path", _fit_lap_path,
-    params=("lam", "neighbors", "gamma_ratio", "degree", "normalized", "weight", "graph_sigma", "metric"),
+    params=("lam", "neighbors", "gamma_ratio", "degree", "normalized", "weight", "graph_sigma", "metric", "n_basis",
+            "basis"),
     grid={"lam": _POW2},
     baseline="svm_path", family="path", requires="toolkit.paths", regularization=("lam", "larger"),
     fit_path=_fit_lap_path_models, path_param="lam",

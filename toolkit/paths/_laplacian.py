@@ -33,7 +33,7 @@ from toolkit.paths._svm import SvmPath, _svm_path
 from toolkit._validation import (check_features, check_kernel_matrix, check_laplacian_matrix, check_matrix,
                                  check_option, check_scalar)
 
-__all__ = ["LaplacianSvmPath", "laplacian_svm_path", "effective_kernel"]
+__all__ = ["LaplacianSvmPath", "laplacian_svm_path", "effective_kernel", "low_rank_effective_kernel"]
 
 
 def effective_kernel(K, L, n_labeled, gamma_ratio):
@@ -62,6 +62,27 @@ def effective_kernel(K, L, n_labeled, gamma_ratio):
     LapSVM dual's kernel ``toolkit.manifold._core.effective_kernel`` at ``γ_A = 1/2``, ``γ_I = r/2``.
     """
     return _lapsvm_dual_kernel(K, L, n_labeled, 0.5, 0.5 * gamma_ratio)
+
+
+def low_rank_effective_kernel(X, Z, L, n_labeled, gamma_ratio, *, kernel, sigma, kernel_degree, coef0):
+    """:func:`effective_kernel` of the reduced expansion over the basis ``Z``, with no n × n matrix.
+
+    ``G = Φ_L M⁻¹ Φ_Lᵀ`` and ``B = T M⁻¹ Φ_Lᵀ`` (r × l: the expansion over ``Z`` is ``B (y α) / λ``),
+    ``Φ = K(X, Z) T`` the Nyström features (:func:`toolkit.manifold._lowrank.nystrom_map`),
+    ``M = I + r Φᵀ L Φ`` (formed by row blocks, :func:`toolkit.manifold._lowrank.reduced_system`).
+    """
+    import scipy.linalg as sla
+    from toolkit.manifold import _lowrank as lowrank
+
+    if L is None:
+        L = sp.csr_matrix((X.shape[0], X.shape[0]))
+    Phi, gram, T = lowrank.reduced_system(X, Z, L, 0.0, 1.0, kernel=kernel, sigma=sigma,
+                                          kernel_degree=kernel_degree, coef0=coef0, dtype=np.float64)
+    Phi_L = Phi[:n_labeled, 1:]                         # the bias column is not in the path's penalty
+    M = np.eye(T.shape[1]) + gamma_ratio * gram[1:, 1:]
+    solved = sla.cho_solve(sla.cho_factor(M, lower=True), Phi_L.T)        # M⁻¹ Φ_Lᵀ, M SPD
+    G = Phi_L @ solved
+    return 0.5 * (G + G.T), T @ solved
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
@@ -199,7 +220,7 @@ class LaplacianSvmPath:
 
     def summary(self) -> str:
         """The SVM path's summary plus the semi-supervised parameters."""
-        n, l = self.B.shape
+        n, l = self.graph.get("n_samples", self.B.shape[0]), self.B.shape[1]
         head = [
             "Laplacian hinge-loss path (Wang, Qin & Huang eq. 10-23; effective kernel J K (I + r L K)⁻¹ Jᵀ)",
             f"  labelled / unlabelled : {l} / {n - l}",
@@ -221,7 +242,8 @@ class LaplacianSvmPath:
 def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=None, kernel_degree=2,
                        coef0=1.0, neighbors=6, weight="binary", graph_sigma=None, normalized=True,
                        degree=1, metric="euclidean", laplacian_matrix=None, gamma_ratio=1.0,
-                       lambda_min=None, max_iter=None, ridge=0.0, callback=None):
+                       lambda_min=None, max_iter=None, ridge=0.0, callback=None, n_basis=None, basis="uniform",
+                       rng=None, neighbor_search="auto"):
     r"""Entire λ-path of the semi-supervised hinge-loss model (Wang, Qin & Huang; LapSVM dual).
 
     .. math::
@@ -269,15 +291,31 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
         ``beta`` / ``beta0`` give the expansion over all n training points at that λ.
         ``StopIteration`` ends the path (status 3); an
         :class:`~toolkit.early_stopping.EarlyStopping` rule ends it with status 1.
+    n_basis : int or None, default=None
+        The low-rank model: the expansion over ``n_basis`` basis points ``Z`` (every labelled point
+        first, then unlabelled ones as chosen by ``basis`` and ``rng``, as in :func:`toolkit.lapsvm`),
+        ``f(x) = φ(x)ᵀθ + β₀`` with the Nyström features ``φ(x) = Tᵀ k(Z, x)``
+        (``T = U Λ^{-1/2}`` of ``K_ZZ``; the ambient norm is ``‖θ‖²``). Its dual is the same
+        l-dimensional SVM on ``G = Φ_L (I + r Φᵀ L Φ)⁻¹ Φ_Lᵀ``: O(n r d + nnz(L) r + n r²) and no
+        n × n matrix, against O(n³) for the exact path. With every point a basis point it is the
+        exact path (the push-through identity ``K (I + r L K)⁻¹ = Φ (I + r Φᵀ L Φ)⁻¹ Φᵀ`` for
+        ``K = Φ Φᵀ``). Needs points (not ``kernel="precomputed"``).
+    basis : {"uniform", "kmeans++"}, default="uniform"
+    rng : None, int or Generator, default=None
+        Draw the basis points (``None``: evenly spaced rows) and seed an approximate neighbour
+        search.
+    neighbor_search : {"auto", "sklearn", "pynndescent"}, default="auto"
+        The kNN search (:func:`toolkit.graphs.knn_graph`).
 
     Returns
     -------
     path : LaplacianSvmPath
-        ``decision_function(X_new, s)`` takes raw points.
+        ``decision_function(X_new, s)`` takes raw points. With ``n_basis``, ``X_train`` holds the
+        basis points and ``B`` maps to the expansion over them.
 
     Notes
     -----
-    Cost: one ``O(n³)`` factorisation of ``I + r L K`` (n = l + u) and ``O(n² l)`` to form G;
+    Cost (exact model): one ``O(n³)`` factorisation of ``I + r L K`` (n = l + u) and ``O(n² l)`` to form G;
     then the path costs what :func:`svm_path` costs on an l × l kernel, quadratic in l per
     event, independent of u (Wang et al. §2-3).
 
@@ -312,9 +350,22 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
     l = y.shape[0]
     max_iter = 50 * l + 100 if max_iter is None else check_scalar(max_iter, "max_iter", func,
                                                                   kind=numbers.Integral, low=1)
-    X, K = stacked_training_kernel(X_labeled, X_unlabeled, func, kernel=kernel, sigma=sigma,
-                                   kernel_degree=kernel_degree, coef0=coef0)
+    n_basis = check_scalar(n_basis, "n_basis", func, kind=numbers.Integral, low=1, allow_none=True)
+    if n_basis is not None:
+        from toolkit.manifold import _lowrank as lowrank
+
+        check_option(basis, "basis", func, lowrank.BASES)
+        if precomputed:
+            raise ValueError(f"The 'n_basis' parameter of {func} needs points: with kernel='precomputed' the n × n "
+                             "kernel exists already; use n_basis=None.")
+        X, K = np.vstack([X_labeled, X_unlabeled]), None
+    else:
+        X, K = stacked_training_kernel(X_labeled, X_unlabeled, func, kernel=kernel, sigma=sigma,
+                                       kernel_degree=kernel_degree, coef0=coef0)
     n = X.shape[0]
+    if n_basis is not None and n_basis > n:
+        raise ValueError(f"The 'n_basis' parameter of {func} must be an int in [1, {n}] (the training points). "
+                         f"Got {n_basis} instead.")
     if laplacian_matrix is not None:
         L = check_laplacian_matrix(laplacian_matrix, "laplacian_matrix", func, n)
         graph = {"laplacian_matrix": "given"}
@@ -328,11 +379,21 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
         if precomputed:
             W = knn_graph_from_kernel(K, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma)
         else:
-            W = knn_graph(X, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma, metric=metric)
+            W = knn_graph(X, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma, metric=metric,
+                          neighbor_search=neighbor_search, rng=rng)
         L = iterated_laplacian(graph_laplacian(W, normalized=normalized), degree=degree)
     if callback is not None and not callable(callback):
         raise TypeError(f"The 'callback' parameter of {func} must be callable or None. Got {callback!r} instead.")
-    G, B = effective_kernel(K, L, l, gamma_ratio)
+    if n_basis is None:
+        G, B = effective_kernel(K, L, l, gamma_ratio)
+    else:                     # the reduced expansion: X_train becomes the basis, B maps onto it
+        from toolkit._validation import check_rng
+
+        generator = None if rng is None else check_rng(rng)[0]
+        X = X[lowrank.choose_basis(X, l, n_basis, basis, generator)]
+        G, B = low_rank_effective_kernel(np.vstack([X_labeled, X_unlabeled]), X, L, l, gamma_ratio, kernel=kernel,
+                                         sigma=sigma, kernel_degree=kernel_degree, coef0=coef0)
+        graph = {**graph, "n_basis": int(X.shape[0]), "basis": basis, "n_samples": n}
 
     def extend(alpha, alpha0, lam):
         """Fields of the callback's intermediate result on the original points (β = B (y α) / λ)."""
