@@ -225,3 +225,15 @@ def test_selection_runs_the_low_rank_model_as_the_function_does(method):
     # the refit's basis is drawn with the selection's seed, the direct one evenly spaced: the same
     # model up to the basis, so nearly the same labels (two moons, 580 test points)
     assert abs(sel.test_error - 100 * np.mean(ref != ds.y[part.test])) <= 1.0
+
+
+def test_fewer_basis_points_than_labels_draws_among_the_labelled_points():
+    from toolkit.manifold._lowrank import choose_basis
+
+    X = np.arange(40.0)[:, None]
+    np.testing.assert_array_equal(choose_basis(X, 10, 4, "uniform", None), [0, 3, 6, 9])   # evenly spaced
+    drawn = choose_basis(X, 10, 4, "uniform", np.random.default_rng(0))
+    assert len(np.unique(drawn)) == 4 and drawn.max() < 10
+    Xl, yl, Xu, _ = _moons(80, seed=4)
+    fit = lapsvm(Xl, yl, Xu, sigma=0.4, gamma_A=1e-2, gamma_I=1.0, n_basis=4, rng=0)
+    assert fit.X_train.shape == (4, 2) and all(any(np.array_equal(z, x) for x in Xl) for z in fit.X_train)

@@ -46,7 +46,9 @@ _BLOCK_ROWS = 16384
 
 
 def choose_basis(X, n_labeled, n_basis, basis, rng):
-    """Indices of the ``n_basis`` basis points: every labelled point, then unlabelled ones.
+    """Indices of the ``n_basis`` basis points: every labelled point, then unlabelled ones (with fewer
+    basis points than labelled ones: a uniform draw of the labelled points, evenly spaced for
+    ``rng=None``).
 
     ``"uniform"`` draws the unlabelled part without replacement (``rng=None``: evenly spaced rows,
     deterministic); ``"kmeans++"`` seeds it with
@@ -56,8 +58,10 @@ def choose_basis(X, n_labeled, n_basis, basis, rng):
     """
     n = X.shape[0]
     extra = n_basis - n_labeled
-    if extra <= 0:
-        return np.arange(n_basis)
+    if extra <= 0:                  # fewer basis points than labels: a uniform draw of the labelled ones
+        if rng is None:
+            return np.unique(np.linspace(0, n_labeled - 1, n_basis).round().astype(int))
+        return np.sort(rng.choice(n_labeled, size=n_basis, replace=False))
     pool = np.arange(n_labeled, n)
     if basis == "uniform":
         if rng is None:                                    # deterministic: evenly spaced rows
