@@ -552,3 +552,48 @@ def test_select_fits_lapsvm_with_the_same_laplacian_power(power):
     assert sel.refit_n_iter == direct.n_iter >= 1                      # recorded, also in the tidy table
     refit = sel.results.query("fold == 'refit' and metric == 'n_iter'")
     assert refit["value"].tolist() == [direct.n_iter]
+
+
+# ------------------------------------------------------------------------------ intercept=False
+@pytest.mark.parametrize("solver, kw", [
+    ("lapsvm", dict(method="newton")), ("lapsvm", dict(method="newton", line_search=False)),
+    ("lapsvm", dict(method="pcg", stop=None, tol=1e-10, preconditioner="kernel")),
+    ("lapsvm", dict(method="pcg", stop=None, tol=1e-10)),
+    ("laprlsc", dict(method="direct")), ("laprlsc", dict(method="pcg", stop=None, tol=1e-10)),
+    ("lapsvm", dict(method="newton", n_basis=80, normalized=False)),
+    ("lapsvm", dict(method="pcg", stop=None, tol=1e-10, n_basis=80, normalized=False)),
+])
+def test_without_intercept_b_is_zero_and_the_objective_is_eq7_minimum_without_bias(solver, kw):
+    """intercept=False (LapSVMp's UseBias = 0, its only option with the normalised Laplacian): b = 0
+    exactly and eq. (7) restricted to b = 0 at its minimum (L-BFGS reference); the bias matters
+    (the two minima differ)."""
+    from toolkit.manifold._reference import lbfgs_reference, primal_objective
+    X, y = moons(80, 40)
+    y = np.where(np.arange(80) < 9, np.where(X[:, 0] > 0.5, 1.0, -1.0), y)     # lopsided labelled set
+    l, sigma, gA, gI = 9, 0.5, 1e-2, 1.0
+    normalized = kw.get("normalized", True)
+    K, L = rbf(X, X, sigma), knn_laplacian(X, 5, normalized, 1)
+    loss = "squared_hinge" if solver == "lapsvm" else "squared"
+    fit = (lapsvm if solver == "lapsvm" else laprlsc)(X[:l], y[:l], X[l:], sigma=sigma, gamma_A=gA, gamma_I=gI,
+                                                      neighbors=5, weight="binary", intercept=False, **kw)
+    assert np.all(fit.b == 0) and fit.params["intercept"] is False
+    f_ref = lbfgs_reference(K, L, y[:l], gA, gI, intercept=False, loss=loss)
+    with_bias = lbfgs_reference(K, L, y[:l], gA, gI, loss=loss)
+    assert with_bias < f_ref * (1 - 1e-3)
+    if "n_basis" in kw:       # every point's kernel column spanned by 80 basis points: the exact minimum
+        F = fit.decision_function(X)
+        alpha = np.linalg.lstsq(K, F, rcond=None)[0]
+        assert primal_objective(K, L, y[:l], alpha, 0.0, gA, gI, loss) == pytest.approx(f_ref, rel=1e-5)
+    else:
+        assert primal_objective(K, L, y[:l], fit.alpha, 0.0, gA, gI, loss) == pytest.approx(f_ref, rel=1e-6)
+        assert fit.objective == pytest.approx(f_ref, rel=1e-6)
+
+
+def test_without_intercept_refuses_a_warm_start_with_a_bias():
+    X, y = moons(60, 41)
+    kw = dict(sigma=0.5, gamma_A=1e-2, gamma_I=1.0, neighbors=5)
+    with_bias = lapsvm(X[:6], y[:6], X[6:], **kw)
+    with pytest.raises(ValueError, match=r"'x0' parameter of lapsvm holds a bias b = .*intercept=False"):
+        lapsvm(X[:6], y[:6], X[6:], intercept=False, x0=with_bias, **kw)
+    with pytest.raises(TypeError, match=r"'intercept' parameter of lapsvm must be a bool"):
+        lapsvm(X[:6], y[:6], X[6:], intercept="no", **kw)

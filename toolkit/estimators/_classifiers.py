@@ -184,7 +184,7 @@ _MANIFOLD_PARAMS = """
     ----------
     kernel, sigma, gamma_A, gamma_I, neighbors, degree, normalized, method, stop, validation, kernel_degree,
     coef0, weight, graph_sigma, metric, tol, max_iter, callback, rng, dtype, blas_threads, neighbor_search{extra},
-    n_basis, basis, preconditioner, n_coarse, scheduler
+    n_basis, basis, preconditioner, n_coarse, scheduler, intercept
         As in :func:`toolkit.{function}`, except that ``validation = (X_validation, y_validation)`` holds
         labels coded like ``y`` (mapped to each binary problem here). ``dtype="float32"`` keeps
         ``X`` and the decision values in float32; ``n_basis=r`` fits the low-rank model over ``r``
@@ -211,7 +211,8 @@ class LapSVM(_Manifold):
                  normalized=True, method="pcg", stop="stability", validation=None, kernel_degree=2, coef0=1.0,
                  weight="binary", graph_sigma=None, metric="euclidean", tol=1e-6, max_iter=None, callback=None,
                  rng=None, dtype="float64", blas_threads=1, neighbor_search="auto", line_search=True, n_basis=None,
-                 basis="uniform", preconditioner="two-level", n_coarse=None, scheduler=None, unlabeled=-1):
+                 basis="uniform", preconditioner="two-level", n_coarse=None, scheduler=None, intercept=True,
+                 unlabeled=-1):
         self.kernel = kernel
         self.sigma = sigma
         self.gamma_A = gamma_A
@@ -239,6 +240,7 @@ class LapSVM(_Manifold):
         self.preconditioner = preconditioner
         self.n_coarse = n_coarse
         self.scheduler = scheduler
+        self.intercept = intercept
         self.line_search = line_search
         self.unlabeled = unlabeled
 
@@ -258,7 +260,7 @@ class LapRLSC(_Manifold):
                  normalized=True, method="direct", stop=None, validation=None, kernel_degree=2, coef0=1.0,
                  weight="binary", graph_sigma=None, metric="euclidean", tol=1e-6, max_iter=None, callback=None,
                  rng=None, dtype="float64", blas_threads=1, neighbor_search="auto", n_basis=None, basis="uniform",
-                 preconditioner="two-level", n_coarse=None, scheduler=None, unlabeled=-1):
+                 preconditioner="two-level", n_coarse=None, scheduler=None, intercept=True, unlabeled=-1):
         self.kernel = kernel
         self.sigma = sigma
         self.gamma_A = gamma_A
@@ -286,6 +288,7 @@ class LapRLSC(_Manifold):
         self.preconditioner = preconditioner
         self.n_coarse = n_coarse
         self.scheduler = scheduler
+        self.intercept = intercept
         self.unlabeled = unlabeled
 
 

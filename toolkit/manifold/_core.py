@@ -449,7 +449,8 @@ def _pcg_report(t, alpha, b, f, l, objective, grad_norm, pgrad_norm, mixed, step
 
 # ------------------------------------------------------------------------------ PCG
 def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha0=None, b0=None,
-        monitors=(), callback=None, validation=None, unlabeled_truth=None, dtype=np.float64, coarse=None):
+        monitors=(), callback=None, validation=None, unlabeled_truth=None, dtype=np.float64, coarse=None,
+        intercept=True):
     """Algorithm 1 (PCG with P = diag(1, K), Polak-Ribière with restart, exact line search).
 
     One product ``K @ (n × C)`` per iteration: ``K ∇̂_α`` (needed for ``∇ = P ∇̂``); ``K d`` follows
@@ -459,7 +460,9 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
     on preallocated state, so that an iteration costs little more than its product with K.
 
     ``validation`` is ``(K_V, target)`` with ``K_V`` of shape ``(|V|, n)``; ``unlabeled_truth`` the
-    true decisions on U (history only). Returns a dict of raw results for the public wrapper.
+    true decisions on U (history only). ``intercept=False`` fixes ``b = 0``: the bias component of
+    every gradient is zeroed, so ``p_b = d_b = 0`` (the iteration runs in the α-subspace).
+    Returns a dict of raw results for the public wrapper.
     """
     n, C = K.shape[0], Y.shape[1]
     l = Y.shape[0]
@@ -521,6 +524,8 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
     # d = 0 so far), which also gives the objective and the norms at the starting point
     rec = np.zeros(6)
     kern.gradient(W, S, Y, gamma_A, gamma_I, hinge, g_low)
+    if not intercept:
+        S[_GB] = 0.0
     product_Kg()
     n_products += 1
     Kp = precondition()
@@ -531,7 +536,7 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
     if cold:
         grad_zero = gnorm0[0]
     else:
-        grad_zero = np.sqrt(np.sum(Y.sum(axis=0) ** 2)
+        grad_zero = np.sqrt((np.sum(Y.sum(axis=0) ** 2) if intercept else 0.0)
                             + np.sum(np.asarray(K[:, :l] @ Y.astype(K.dtype), dtype=float) ** 2))
     # history: one tuple per iteration (objective, ||∇||, ||∇̂||, sqrt(∇̂ᵀ∇), mean step, line-search
     # pieces so far, restarts), turned into arrays at the end
@@ -570,6 +575,8 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
             Lf[:] = L @ f
             n_products += 1
             gradient_kernel(W, S, Y, gamma_A, gamma_I, hinge, g_low)
+        if not intercept:
+            S[_GB] = 0.0
         product_Kg()
         n_products += 1
         # 4. Polak-Ribière with automatic restart, descent safeguard; norms and objective
@@ -718,7 +725,16 @@ def _newton_report(n_steps, alpha, b, objective, **extras):
                               **extras)
 
 
-def _direct_squared(K, L, Y, gamma_A, gamma_I, base, top_base, L1, callback=None):
+def _solve_system(A, rhs, what, fallbacks, intercept):
+    """The Newton / eq. (14) system in ``[b; α]``; without intercept its first row and column are
+    dropped and ``b = 0``."""
+    if intercept:
+        return _solve_or_lstsq(A, rhs, what, fallbacks)
+    z_alpha, used = _solve_or_lstsq(A[1:, 1:], rhs[1:], what, fallbacks)
+    return np.concatenate([np.zeros((1,) + rhs.shape[1:]), np.reshape(z_alpha, (-1,) + rhs.shape[1:])]), used
+
+
+def _direct_squared(K, L, Y, gamma_A, gamma_I, base, top_base, L1, callback=None, intercept=True):
     """LapRLSC, eq. (14): one LU factorisation shared by all C right-hand sides (one-vs-all)."""
     n, C = K.shape[0], Y.shape[1]
     l = Y.shape[0]
@@ -728,7 +744,7 @@ def _direct_squared(K, L, Y, gamma_A, gamma_I, base, top_base, L1, callback=None
     rhs[0] = Y.sum(axis=0)
     rhs[1:l + 1] = Y
     fallbacks = []
-    z, used_lstsq = _solve_or_lstsq(A, rhs, "the system of eq. (14)", fallbacks)
+    z, used_lstsq = _solve_system(A, rhs, "the system of eq. (14)", fallbacks, intercept)
     b, alpha = z[0].copy(), np.ascontiguousarray(z[1:])
     f = K @ alpha + b
     obj = objective(alpha, b, f, L @ f, Y, gamma_A, gamma_I, False)
@@ -748,7 +764,7 @@ def _direct_squared(K, L, Y, gamma_A, gamma_I, base, top_base, L1, callback=None
 
 
 def newton(K, L, Y, gamma_A, gamma_I, *, hinge=True, max_iter=50, alpha0=None, b0=None, callback=None,
-           line_search=True):
+           line_search=True, intercept=True):
     """Newton's method, eq. (8)-(10), one column at a time; ``hinge=False`` is LapRLSC's direct solve.
 
     Each step solves ``Ĥ_E z = ĉ_E`` (the system of eq. 11 with ``P = diag(1, K)`` factored out
@@ -762,6 +778,7 @@ def newton(K, L, Y, gamma_A, gamma_I, *, hinge=True, max_iter=50, alpha0=None, b
     full step. For the squared loss E is all labelled points and one step solves eq. (14).
     A singular system (LU breaks down, e.g. γ_A = 0 with a singular kernel) is solved by least
     squares; every such step is listed in ``fallbacks`` and flagged in ``history["lstsq"]``.
+    ``intercept=False`` fixes ``b = 0`` (the system's first row and column are dropped).
 
     ``history`` has one entry per column start and per step: ``objective`` (of the column being
     solved), ``column``, ``step`` (NaN at a column start), ``n_error_vectors``, ``lstsq``; and
@@ -775,7 +792,7 @@ def newton(K, L, Y, gamma_A, gamma_I, *, hinge=True, max_iter=50, alpha0=None, b
     base[np.diag_indices(n)] += gamma_A
     top_base = gamma_I * (K @ L1)                          # 1ᵀ L K = (K L 1)ᵀ, L and K symmetric
     if not hinge:
-        return _direct_squared(K, L, Y, gamma_A, gamma_I, base, top_base, L1, callback)
+        return _direct_squared(K, L, Y, gamma_A, gamma_I, base, top_base, L1, callback, intercept)
     alpha = np.zeros((n, C)) if alpha0 is None else np.array(alpha0, dtype=float).reshape(n, C)
     b = np.zeros(C) if b0 is None else np.array(b0, dtype=float).reshape(C)
     n_iter = np.zeros(C, dtype=int)
@@ -804,7 +821,7 @@ def newton(K, L, Y, gamma_A, gamma_I, *, hinge=True, max_iter=50, alpha0=None, b
             rhs[0] = y[idx].sum()
             rhs[1 + idx] = y[idx]
             where = f"Newton step {t}" + (f" of column {c}" if C > 1 else "")
-            z, used_lstsq = _solve_or_lstsq(A, rhs, where + " (eq. 11)", fallbacks)
+            z, used_lstsq = _solve_system(A, rhs, where + " (eq. 11)", fallbacks, intercept)
             d_b, d_a = z[0] - b[c], z[1:] - alpha[:, c]
             fd = K @ d_a + d_b
             Lf, Lfd = L @ f, L @ fd                        # for the line search and the objective

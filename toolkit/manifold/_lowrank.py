@@ -142,8 +142,9 @@ class TwoLevel:
     per iteration besides the product by K (k <= r kept directions), O(nnz(L) k + n k²) once.
     """
 
-    def __init__(self, K, L, index, gamma_A, gamma_I, hinge, n_labeled):
+    def __init__(self, K, L, index, gamma_A, gamma_I, hinge, n_labeled, intercept=True):
         self.index = np.asarray(index)
+        self.intercept = bool(intercept)      # False: the coarse space has no bias direction
         # the resolution of K's dtype: with a float32 kernel, finer directions would carry
         # coefficients whose products with K cancel to noise (measured: PCG then stalled); the
         # coarse space, hence the early-stopped iterate, differs between float32 and float64
@@ -155,6 +156,8 @@ class TwoLevel:
         Phi1[:, 1:] = self.Phi
         self.G = graph_gram(Phi1, L, gamma_A, gamma_I)
         self.Phi_L = Phi1[:n_labeled]
+        if not self.intercept:
+            self.G, self.Phi_L = self.G[1:, 1:], self.Phi_L[:, 1:]
         self.hinge = hinge
         self.fallbacks: list[str] = []
         self._factors: dict = {}
@@ -163,6 +166,13 @@ class TwoLevel:
         """``H_c⁻¹ Z_cᵀ ∇`` per column, ``∇ = [g_b, K ∇̂_α]``; returns shape (k + 1, C)."""
         rhs = np.vstack([np.asarray(g_b, dtype=np.float64)[None, :],
                          self.T.T @ np.asarray(Kg[self.index], dtype=np.float64)])
+        if not self.intercept:
+            out = np.zeros_like(rhs)                       # no bias: c_b = 0, the rest on Z_c without it
+            out[1:] = self._solve(rhs[1:], f_labeled, Y)
+            return out
+        return self._solve(rhs, f_labeled, Y)
+
+    def _solve(self, rhs, f_labeled, Y):
         out = np.empty_like(rhs)
         for c in range(rhs.shape[1]):
             error = (Y[:, c] * f_labeled[:, c] < 1.0) if self.hinge else np.ones(Y.shape[0], dtype=bool)
@@ -261,7 +271,8 @@ def pcg_reduced(Phi_L, G, Y, *, unlabeled_decisions, hinge, tol, max_iter, monit
 
     ``Phi_L``: the labelled rows of Φ in float64 (:func:`labeled_rows`); ``unlabeled_decisions(θ)``:
     ``Φ_U θ``, the decisions on the unlabelled rows, called only when an early-stopping rule or the
-    callback looks at them (Φ_U may live elsewhere: in row blocks on Dask workers).
+    callback looks at them (Φ_U may live elsewhere: in row blocks on Dask workers);
+    ``validation``: ``(Φ_V, target)``, the validation rows' features in the same coordinates.
     """
     l, C = Y.shape
     r1 = G.shape[0]
@@ -329,7 +340,7 @@ def pcg_reduced(Phi_L, G, Y, *, unlabeled_decisions, hinge, tol, max_iter, monit
                 t, objective=obj, grad_norm=grad_norm, pgrad_norm=hist[-1][2], mixed_product=hist[-1][3],
                 decisions=lambda: decisions_of(decisions_U()),
                 validation_error=(None if validation is None else
-                                  (lambda: _errors(np.asarray(validation[0] @ theta[1:]) + theta[0], validation[1]))))
+                                  (lambda: _errors(np.asarray(validation[0] @ theta), validation[1]))))
             fired = run_monitors(monitors, progress, checks,
                                  error_U=None if unlabeled_truth is None else (lambda: _errors(decisions_U(), unlabeled_truth)),
                                  with_validation=validation is not None)

@@ -42,8 +42,9 @@ def primal_objective(K, L, y, alpha, b, gA, gI, loss="squared_hinge"):
     return 0.5 * (r @ r + gA * alpha @ K @ alpha + gI * f @ L @ f)
 
 
-def lbfgs_reference(K, L, y, gA, gI):
-    """Minimise eq. (7) with L-BFGS in the well-conditioned variables β = K^{1/2} α (K = V diag(w) Vᵀ)."""
+def lbfgs_reference(K, L, y, gA, gI, intercept=True, loss="squared_hinge"):
+    """Minimise eq. (7) with L-BFGS in the well-conditioned variables β = K^{1/2} α (K = V diag(w) Vᵀ);
+    ``intercept=False``: with b fixed at 0; ``loss="squared"``: LapRLSC's objective."""
     w, V = np.linalg.eigh(K)
     keep = w > 1e-10 * w.max()
     V, s = V[:, keep], np.sqrt(w[keep])
@@ -51,14 +52,15 @@ def lbfgs_reference(K, L, y, gA, gI):
     l = len(y)
 
     def fun(z):
-        b, beta = z[0], z[1:]
+        b, beta = (z[0] if intercept else 0.0), z[1:]
         f = R @ beta + b
-        m = np.maximum(1 - y * f[:l], 0)
+        m = 1 - y * f[:l]
+        m = np.maximum(m, 0) if loss == "squared_hinge" else m
         Lf = L @ f
         val = 0.5 * (m @ m + gA * beta @ beta + gI * f @ Lf)
         gf = gI * Lf
         gf[:l] -= y * m
-        return val, np.r_[gf.sum(), R.T @ gf + gA * beta]
+        return val, np.r_[gf.sum() if intercept else 0.0, R.T @ gf + gA * beta]
 
     res = optimize.minimize(fun, np.zeros(R.shape[1] + 1), jac=True, method="L-BFGS-B",
                             options={"maxiter": 50000, "maxcor": 50, "ftol": 1e-16, "gtol": 1e-12})

@@ -378,10 +378,13 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
          gamma_A, gamma_I, neighbors, degree, normalized, weight, graph_sigma, metric, method, stop, validation,
          y_unlabeled, tol, max_iter, x0, callback, rng, laplacian_matrix, dtype, blas_threads,
          neighbor_search, line_search=True, n_basis=None, basis="uniform", preconditioner="two-level", n_coarse=None,
-         scheduler=None):
+         scheduler=None, intercept=True):
     check_option(method, "method", func, ("newton", "pcg") if hinge else ("direct", "pcg"))
     if not isinstance(line_search, (bool, np.bool_)):
         raise TypeError(f"The 'line_search' parameter of {func} must be a bool. Got {line_search!r} instead.")
+    if not isinstance(intercept, (bool, np.bool_)):
+        raise TypeError(f"The 'intercept' parameter of {func} must be a bool. Got {intercept!r} instead.")
+    intercept = bool(intercept)
     if callback is not None and not callable(callback):
         raise TypeError(f"The 'callback' parameter of {func} must be callable or None. Got {callback!r} instead.")
     # draws only the basis points of the low-rank expansion / the coarse space's centres; None:
@@ -409,12 +412,16 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
         dtype=dtype, neighbor_search=neighbor_search, low_rank=n_basis is not None, rng=rng)
     n, C = X.shape[0], Y.shape[1]
     l = Y.shape[0]
+    params.update(intercept=intercept)
     if n_basis is not None:
         return _fit_reduced(func, hinge, X, L, degrees, Y, classes, params, timings, method=method, stop=stop,
                             validation=validation, y_unlabeled=y_unlabeled, tol=tol, max_iter=max_iter, x0=x0,
                             callback=callback, generator=generator, n_basis=n_basis, basis=basis,
-                            blas_threads=blas_threads, scheduler=scheduler)
+                            blas_threads=blas_threads, scheduler=scheduler, intercept=intercept)
     alpha0, b0 = _initial(x0, n, C, func)
+    if not intercept and b0 is not None and np.any(b0 != 0):
+        raise ValueError(f"The 'x0' parameter of {func} holds a bias b = {np.ravel(b0).tolist()}, but intercept=False "
+                         "fixes b = 0; pass a start without bias.")
     rule = make_rule(stop, tol=tol, func=func)
     val = _validation_targets(validation, X, classes, params, func, C)
     if isinstance(rule, (ValidationCheck, MixedCheck)) and val is None:
@@ -432,7 +439,7 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
         if preconditioner == "two-level":
             r = min(n, default_coarse_size(n) if n_coarse is None else n_coarse)
             coarse = lowrank.TwoLevel(K, L, lowrank.choose_basis(X, l, r, basis, generator), params["gamma_A"],
-                                      params["gamma_I"], hinge, l)
+                                      params["gamma_I"], hinge, l, intercept=intercept)
             # the rules' period follows the coarse dimension: the iteration count no longer grows with n
             period_n = coarse.T.shape[1] + 1
             params.update(n_coarse=r, coarse_rank=int(coarse.T.shape[1]))
@@ -441,7 +448,8 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
         with _blas_limit(blas_threads):
             raw = core.pcg(K, L, Y, gamma_A=params["gamma_A"], gamma_I=params["gamma_I"], hinge=hinge, tol=tol,
                            max_iter=max_iter, alpha0=alpha0, b0=b0, monitors=monitors, callback=callback,
-                           validation=val, unlabeled_truth=y_u, dtype=K.dtype.type, coarse=coarse)
+                           validation=val, unlabeled_truth=y_u, dtype=K.dtype.type, coarse=coarse,
+                           intercept=intercept)
         if coarse is not None and coarse.fallbacks:
             raw["fallbacks"] = tuple(raw.get("fallbacks", ())) + tuple(dict.fromkeys(coarse.fallbacks))
         fix = ", or use an early-stopping rule (stop='stability')"
@@ -450,7 +458,8 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
             max_iter = 50
         K64 = np.asarray(K, dtype=float)
         raw = core.newton(K64, L, Y, params["gamma_A"], params["gamma_I"], hinge=hinge,
-                          max_iter=max_iter, alpha0=alpha0, b0=b0, callback=callback, line_search=line_search)
+                          max_iter=max_iter, alpha0=alpha0, b0=b0, callback=callback, line_search=line_search,
+                          intercept=intercept)
         if hinge:
             params.update(line_search=bool(line_search))
         fix = ""
@@ -460,7 +469,7 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
 
 
 def _fit_reduced(func, hinge, X, L, degrees, Y, classes, params, timings, *, method, stop, validation, y_unlabeled,
-                 tol, max_iter, x0, callback, generator, n_basis, basis, blas_threads, scheduler=None):
+                 tol, max_iter, x0, callback, generator, n_basis, basis, blas_threads, scheduler=None, intercept=True):
     """eq. (7) on the reduced expansion over ``n_basis`` training points (:mod:`toolkit.manifold._lowrank`).
 
     With the normalised Laplacian of a graph built here, the expansion models the degree-normalised
@@ -511,11 +520,17 @@ def _fit_reduced(func, hinge, X, L, degrees, Y, classes, params, timings, *, met
             params.update(n_row_blocks=Phi.n_blocks, n_workers=Phi.n_workers)
         Phi_L = lowrank.labeled_rows(Phi[:l] if scheduler is None else Phi.rows(0, l),
                                      None if scale is None else scale[:l])
+        first = 0 if intercept else 1            # without intercept: θ = β alone (the bias column dropped)
+        if not intercept:
+            Phi_L, G, full_decisions = Phi_L[:, 1:], G[1:, 1:], unlabeled_decisions
+
+            def unlabeled_decisions(theta):
+                return full_decisions(np.concatenate([np.zeros((1,) + np.shape(theta)[1:]), theta]))
         timings["kernel"] += time.perf_counter() - t0
         rule = make_rule(stop, tol=tol, func=func)
         val = _validation_targets(validation, Z, classes, params, func, C)
-        if val is not None:                  # the validation rows in the solver's coordinates β (w = T β)
-            val = (np.asarray(val[0]) @ T, val[1])
+        if val is not None:                  # the validation rows in the solver's coordinates θ = [b, β] (w = T β)
+            val = (np.c_[np.ones(len(val[1])), np.asarray(val[0]) @ T][:, first:], val[1])
         if isinstance(rule, (ValidationCheck, MixedCheck)) and val is None:
             raise ValueError(f"The 'stop' parameter of {func} is {getattr(rule, 'name', rule)!r}, which needs "
                              "validation=(X_val, y_val). Got validation=None instead.")
@@ -540,6 +555,8 @@ def _fit_reduced(func, hinge, X, L, degrees, Y, classes, params, timings, *, met
     theta = raw["theta"]
     raw["objective"] = np.array([0.5 * (core.loss_terms(1.0 - Y[:, c] * (Phi_L @ theta[:, c]), hinge).sum()
                                         + theta[:, c] @ (G @ theta[:, c])) for c in range(C)])
+    if first:                            # the bias row back, fixed at 0
+        raw["alpha"], raw["b"] = theta.copy(), np.zeros(C)
     raw["alpha"] = T @ raw["alpha"]      # back to the expansion coefficients over the basis points
     t_solve = time.perf_counter() - t0
     result = _finish(raw, func=func, method=method, loss="squared_hinge" if hinge else "squared",
@@ -554,7 +571,8 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
            kernel_degree=2, coef0=1.0, weight="binary", graph_sigma=None, metric="euclidean", y_unlabeled=None,
            tol=1e-6, max_iter=None, x0=None, callback=None, rng=None,
            laplacian_matrix=None, dtype="float64", blas_threads=1, neighbor_search="auto", line_search=True,
-           n_basis=None, basis="uniform", preconditioner="two-level", n_coarse=None, scheduler=None):
+           n_basis=None, basis="uniform", preconditioner="two-level", n_coarse=None, scheduler=None,
+           intercept=True):
     r"""Laplacian SVM with the squared hinge loss, trained in the primal.
 
     Minimises eq. (7) of Melacci & Belkin (2011) over ``α ∈ R^n`` and the unregularised bias ``b``:
@@ -714,6 +732,11 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
         each rule check; only ``r × r`` matrices, the labelled rows and the decisions come back
         (:mod:`toolkit.manifold._distributed`). The kNN graph is built here, on the client. The
         same numbers as ``scheduler=None`` up to the summation order of ``Φᵀ L Φ``.
+    intercept : bool, default=True
+        Fit the unregularised bias ``b`` of eq. (7). ``False`` fixes ``b = 0`` (the expansion
+        alone): LapSVMp's default (``UseBias = 0``), and its only choice with the normalised
+        Laplacian ("The current implementation does not support a normalized Laplacian when the
+        UseBias options is turned on"), hence the setting of Melacci & Belkin's experiments.
 
     Returns
     -------
@@ -757,7 +780,8 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
                 method=method, stop=stop, validation=validation, y_unlabeled=y_unlabeled, tol=tol,
                 max_iter=max_iter, x0=x0, callback=callback, rng=rng, laplacian_matrix=laplacian_matrix,
                 dtype=dtype, blas_threads=blas_threads, neighbor_search=neighbor_search, line_search=line_search,
-                n_basis=n_basis, basis=basis, preconditioner=preconditioner, n_coarse=n_coarse, scheduler=scheduler)
+                n_basis=n_basis, basis=basis, preconditioner=preconditioner, n_coarse=n_coarse, scheduler=scheduler,
+                intercept=intercept)
 
 
 def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_A=1e-6, gamma_I=1e-2,
@@ -765,7 +789,7 @@ def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma
             kernel_degree=2, coef0=1.0, weight="binary", graph_sigma=None, metric="euclidean", y_unlabeled=None,
             tol=1e-6, max_iter=None, x0=None, callback=None, rng=None,
             laplacian_matrix=None, dtype="float64", blas_threads=1, neighbor_search="auto", n_basis=None,
-            basis="uniform", preconditioner="two-level", n_coarse=None, scheduler=None):
+            basis="uniform", preconditioner="two-level", n_coarse=None, scheduler=None, intercept=True):
     r"""Laplacian Regularized Least Squares classifier (LapRLSC), Melacci & Belkin (2011) eq. (14).
 
     Minimises, over ``α`` and the unregularised bias ``b``,
@@ -810,7 +834,8 @@ def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma
                 method=method, stop=stop, validation=validation, y_unlabeled=y_unlabeled, tol=tol,
                 max_iter=max_iter, x0=x0, callback=callback, rng=rng, laplacian_matrix=laplacian_matrix,
                 dtype=dtype, blas_threads=blas_threads, neighbor_search=neighbor_search, n_basis=n_basis,
-                basis=basis, preconditioner=preconditioner, n_coarse=n_coarse, scheduler=scheduler)
+                basis=basis, preconditioner=preconditioner, n_coarse=n_coarse, scheduler=scheduler,
+                intercept=intercept)
 
 
 def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_A=1e-6,
