@@ -93,21 +93,68 @@ def _check_finite_kernel(K, func, **params):
                              "features, e.g. standardise the columns.")
 
 
-def _rbf_from_gram_inplace(G, sq_x, sq_z, scale):
+_THREADPOOLS = []
+
+
+def thread_pools():
+    """The process's ``threadpoolctl.ThreadpoolController``, created once: a fresh one (or
+    ``threadpool_info`` / ``threadpool_limits``) rescans the loaded libraries every time, 1-3 ms,
+    as much as a kernel of a few hundred points. NumPy's BLAS is loaded when this module is."""
+    if not _THREADPOOLS:
+        from threadpoolctl import ThreadpoolController
+
+        _THREADPOOLS.append(ThreadpoolController())
+    return _THREADPOOLS[0]
+
+
+def _blas_threads():
+    """Threads the BLAS library is set to use now (1 under ``threadpool_limits(1)``)."""
+    counts = [pool.num_threads for pool in thread_pools().lib_controllers if pool.user_api == "blas"]
+    return max(1, min(counts)) if counts else 1
+
+
+_POOL = {}
+
+
+def _thread_pool(threads):
+    """A thread pool of this process (keyed by the pid: a forked child must not reuse its parent's)."""
+    import os
+
+    key = (os.getpid(), threads)
+    if key not in _POOL:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _POOL[key] = ThreadPoolExecutor(threads, thread_name_prefix="toolkit-kernel")
+    return _POOL[key]
+
+
+def _rbf_chunk(g, sq_x, sq_z, scale):
+    g *= -2.0
+    g += sq_x[:, None]
+    g += sq_z[None, :]
+    np.maximum(g, 0.0, out=g)          # round-off can make a squared distance negative
+    g *= scale
+    np.exp(g, out=g)
+
+
+def _rbf_from_gram_inplace(G, sq_x, sq_z, scale, threads=1):
     """G[i, j] <- exp(scale * max(sq_x[i] + sq_z[j] - 2 G[i, j], 0)), in place.
 
     Row chunks of about 1 MiB: each chunk is read from memory once and the six
-    element-wise steps (NumPy's SIMD ufuncs, including ``exp``) run in cache.
+    element-wise steps (NumPy's SIMD ufuncs, including ``exp``) run in cache. With
+    ``threads > 1`` the chunks are shared among that many threads (NumPy's ufuncs release the
+    GIL): the element-wise work then uses the cores the BLAS product used.
     """
-    chunk = max(1, _CHUNK_BYTES // (8 * max(G.shape[1], 1)))
-    for start in range(0, G.shape[0], chunk):
-        g = G[start:start + chunk]
-        g *= -2.0
-        g += sq_x[start:start + chunk, None]
-        g += sq_z[None, :]
-        np.maximum(g, 0.0, out=g)          # round-off can make a squared distance negative
-        g *= scale
-        np.exp(g, out=g)
+    chunk = max(1, _CHUNK_BYTES // (G.itemsize * max(G.shape[1], 1)))
+    starts = range(0, G.shape[0], chunk)
+    if threads > 1 and len(starts) > 1:
+        pending = [_thread_pool(threads).submit(_rbf_chunk, G[a:a + chunk], sq_x[a:a + chunk], sq_z, scale)
+                   for a in starts]
+        for job in pending:
+            job.result()
+        return
+    for a in starts:
+        _rbf_chunk(G[a:a + chunk], sq_x[a:a + chunk], sq_z, scale)
 
 
 @njit(parallel=True, cache=True)
@@ -270,6 +317,7 @@ def _rbf(X, Z, sigma, block_size, func, dtype="float64"):
         X, Z, sq_x, sq_z = _centred_float32(X, Z, same, func, sq_x, sq_z)
     itemsize = np.dtype(dtype).itemsize
     scale = -1.0 / (2.0 * sigma * sigma)
+    threads = _blas_threads()              # the element-wise passes use the cores the product uses
     if same:
         # Gram case: only the upper triangle, in row blocks [a, b) × [a, n) (GEMM: about half the
         # flops of the full product, like SYRK, whose multi-threaded OpenBLAS path is avoided: it
@@ -287,7 +335,7 @@ def _rbf(X, Z, sigma, block_size, func, dtype="float64"):
                 upper[...] = _gram(X[a:b], X[a:], dtype)
             else:
                 np.matmul(X[a:b], Xt[:, a:], out=upper)
-            _rbf_from_gram_inplace(upper, sq_x[a:b], sq_x[a:], scale)
+            _rbf_from_gram_inplace(upper, sq_x[a:b], sq_x[a:], scale, threads)
         _mirror_upper_to_lower(K)
         np.fill_diagonal(K, 1.0)
         return K
@@ -298,7 +346,7 @@ def _rbf(X, Z, sigma, block_size, func, dtype="float64"):
             K[rows] = _gram(X[rows], Z, dtype)
         else:
             np.matmul(X[rows], Zt, out=K[rows])        # x^T z, one BLAS call per block, in place
-        _rbf_from_gram_inplace(K[rows], sq_x[rows], sq_z, scale)
+        _rbf_from_gram_inplace(K[rows], sq_x[rows], sq_z, scale, threads)
     return K
 
 

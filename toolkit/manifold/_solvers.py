@@ -38,7 +38,7 @@ from toolkit.early_stopping import StopEvent, make_rule, start_monitor, Validati
 from toolkit.graphs import (KNN_TREE_MAX_FEATURES, NEIGHBOR_SEARCHES, METRICS, POWER_MAX_DENSITY, WEIGHTS,
                             choose_neighbor_search, graph_laplacian, iterated_laplacian, knn_graph,
                             knn_graph_from_kernel)
-from toolkit.kernels import KERNELS, check_dtype, cross_kernel, kernel_matrix, stacked_training_kernel
+from toolkit.kernels import KERNELS, check_dtype, cross_kernel, kernel_matrix, stacked_training_kernel, thread_pools
 
 __all__ = ["lapsvm", "laprlsc", "lapsvm_dual", "LapSVMResult", "ConvergenceWarning"]
 
@@ -355,23 +355,13 @@ def _finish(raw, *, func, method, loss, classes, params, X, timings, t_solve, wa
         fallbacks=tuple(raw.get("fallbacks", ())))
 
 
-_THREADPOOLS = None
-
-
 def _blas_limit(threads):
-    """Context limiting the BLAS thread pool (None: leave it alone).
-
-    The thread pools are inspected once per process (``threadpoolctl.ThreadpoolController``; NumPy's
-    and SciPy's BLAS are loaded when this module is imported): a fresh ``threadpool_limits`` rescans
-    the loaded libraries every time, ~2-3 ms, as much as a few dozen PCG iterations on n = 1000.
-    """
-    global _THREADPOOLS
+    """Context limiting the BLAS thread pool (None: leave it alone), through the process's one
+    :func:`toolkit.kernels.thread_pools` controller (a fresh ``threadpool_limits`` rescans the
+    loaded libraries every time, ~2-3 ms, as much as a few dozen PCG iterations on n = 1000)."""
     if threads is None:
         return contextlib.nullcontext()
-    if _THREADPOOLS is None:
-        from threadpoolctl import ThreadpoolController
-        _THREADPOOLS = ThreadpoolController()
-    return _THREADPOOLS.limit(limits=threads, user_api="blas")
+    return thread_pools().limit(limits=threads, user_api="blas")
 
 
 def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, coef0,
