@@ -128,19 +128,19 @@ def _thread_pool(threads):
     return _POOL[key]
 
 
-def _rbf_chunk(g, sq_x, sq_z, scale):
-    g *= -2.0
-    g += sq_x[:, None]
-    g += sq_z[None, :]
-    np.maximum(g, 0.0, out=g)          # round-off can make a squared distance negative
-    g *= scale
+def _rbf_chunk(g, a, c):
+    g += a[:, None]
+    g += c[None, :]
+    np.minimum(g, 0.0, out=g)          # round-off can make a squared distance negative
     np.exp(g, out=g)
 
 
-def _rbf_from_gram_inplace(G, sq_x, sq_z, scale, threads=1):
-    """G[i, j] <- exp(scale * max(sq_x[i] + sq_z[j] - 2 G[i, j], 0)), in place.
+def _rbf_from_gram_inplace(G, a, c, threads=1):
+    """G[i, j] <- exp(min(a[i] + c[j] + G[i, j], 0)), in place: with ``G = xᵀz / σ²`` (the product
+    of the points pre-scaled by 1/σ²) and ``a = -||x||² / (2σ²)``, ``c = -||z||² / (2σ²)`` this is
+    the RBF kernel, in four element-wise passes.
 
-    Row chunks of about 1 MiB: each chunk is read from memory once and the six
+    Row chunks of about 1 MiB: each chunk is read from memory once and the four
     element-wise steps (NumPy's SIMD ufuncs, including ``exp``) run in cache. With
     ``threads > 1`` the chunks are shared among that many threads (NumPy's ufuncs release the
     GIL): the element-wise work then uses the cores the BLAS product used.
@@ -148,13 +148,12 @@ def _rbf_from_gram_inplace(G, sq_x, sq_z, scale, threads=1):
     chunk = max(1, _CHUNK_BYTES // (G.itemsize * max(G.shape[1], 1)))
     starts = range(0, G.shape[0], chunk)
     if threads > 1 and len(starts) > 1:
-        pending = [_thread_pool(threads).submit(_rbf_chunk, G[a:a + chunk], sq_x[a:a + chunk], sq_z, scale)
-                   for a in starts]
+        pending = [_thread_pool(threads).submit(_rbf_chunk, G[i:i + chunk], a[i:i + chunk], c) for i in starts]
         for job in pending:
             job.result()
         return
-    for a in starts:
-        _rbf_chunk(G[a:a + chunk], sq_x[a:a + chunk], sq_z, scale)
+    for i in starts:
+        _rbf_chunk(G[i:i + chunk], a[i:i + chunk], c)
 
 
 @njit(parallel=True, cache=True)
@@ -262,12 +261,13 @@ def rbf_kernel(X, Z=None, *, sigma, block_size=None, dtype="float64"):
 
     Notes
     -----
-    Computed as ``exp(-(||x||² + ||z||² - 2 xᵀz) / (2σ²))``: matrix products in row blocks
-    (BLAS GEMM written straight into the output; for ``Z is None`` only the upper triangle, then
-    mirrored by a compiled tiled transpose, so the flops are about half of the full product), then
-    in-place element-wise passes over cache-sized chunks, so the cost is that of the product plus
-    O(nm) and the only n × m buffer is the result.
-    Round-off can make ``||x||² + ||z||² - 2 xᵀz`` slightly negative; it is clipped at 0.
+    Computed as ``exp(min(xᵀz / σ² - ||x||² / (2σ²) - ||z||² / (2σ²), 0))``: matrix products of
+    the points pre-scaled by 1/σ² in row blocks (BLAS GEMM written straight into the output; for
+    ``Z is None`` only the upper triangle, then mirrored by a compiled tiled transpose, so the flops
+    are about half of the full product), then four in-place element-wise passes over cache-sized
+    chunks, shared among the threads BLAS uses, so the cost is that of the product plus O(nm) and
+    the only n × m buffer is the result. Round-off can make the exponent (minus the squared
+    distance over 2σ²) slightly positive; it is clipped at 0.
 
     Examples
     --------
@@ -318,6 +318,12 @@ def _rbf(X, Z, sigma, block_size, func, dtype="float64"):
     itemsize = np.dtype(dtype).itemsize
     scale = -1.0 / (2.0 * sigma * sigma)
     threads = _blas_threads()              # the element-wise passes use the cores the product uses
+    # exponent = scale ||x||² + scale ||z||² + (xᵀz) / σ²: the left factor of every product is
+    # pre-scaled by 1/σ² (O(n d)), so that the element-wise passes are two additions, a clip and exp
+    a = (scale * sq_x).astype(dtype, copy=False)
+    c = a if same else (scale * sq_z).astype(dtype, copy=False)
+    X_left = X * dtype(1.0 / (sigma * sigma)) if sp.issparse(X) else np.multiply(X, dtype(1.0 / (sigma * sigma)),
+                                                                                   dtype=X.dtype)
     if same:
         # Gram case: only the upper triangle, in row blocks [a, b) × [a, n) (GEMM: about half the
         # flops of the full product, like SYRK, whose multi-threaded OpenBLAS path is avoided: it
@@ -329,13 +335,13 @@ def _rbf(X, Z, sigma, block_size, func, dtype="float64"):
             block_size = min(max(256, -(-n // 16)), max(1, _DEFAULT_BLOCK_BYTES // (itemsize * n)))
         Xt = None if sp.issparse(X) else X.T
         for rows in _blocks(n, n, block_size):
-            a, b = rows.start, rows.stop
-            upper = K[a:b, a:]                 # a view with leading dimension n: GEMM writes in place
+            lo, hi = rows.start, rows.stop
+            upper = K[lo:hi, lo:]              # a view with leading dimension n: GEMM writes in place
             if Xt is None:
-                upper[...] = _gram(X[a:b], X[a:], dtype)
+                upper[...] = _gram(X_left[lo:hi], X[lo:], dtype)
             else:
-                np.matmul(X[a:b], Xt[:, a:], out=upper)
-            _rbf_from_gram_inplace(upper, sq_x[a:b], sq_x[a:], scale, threads)
+                np.matmul(X_left[lo:hi], Xt[:, lo:], out=upper)
+            _rbf_from_gram_inplace(upper, a[lo:hi], a[lo:], threads)
         _mirror_upper_to_lower(K)
         np.fill_diagonal(K, 1.0)
         return K
@@ -343,10 +349,10 @@ def _rbf(X, Z, sigma, block_size, func, dtype="float64"):
     Zt = Z.T if sp.issparse(Z) else np.ascontiguousarray(Z).T
     for rows in _blocks(X.shape[0], Z.shape[0], block_size, itemsize):
         if sp.issparse(X) or sp.issparse(Z):
-            K[rows] = _gram(X[rows], Z, dtype)
+            K[rows] = _gram(X_left[rows], Z, dtype)
         else:
-            np.matmul(X[rows], Zt, out=K[rows])        # x^T z, one BLAS call per block, in place
-        _rbf_from_gram_inplace(K[rows], sq_x[rows], sq_z, scale, threads)
+            np.matmul(X_left[rows], Zt, out=K[rows])   # x^T z / σ², one BLAS call per block, in place
+        _rbf_from_gram_inplace(K[rows], a[rows], c, threads)
     return K
 
 
