@@ -48,6 +48,15 @@ Measured (2 cores shared with another job, 1 thread each side, fastest of 5, 202
 Phases of ours (kernel / graph / solve, s): COIL20(B) 0.051 / 0.014 / 0.028, USPST(B) 0.036 / 0.032 /
 0.040, set 8 1.445 / 0.655 / 1.957. Small tasks vary by ±30 % between runs on this machine; see
 benchmarks/peers/README.md for the reference rows and the provenance of the peer.
+
+Rerun on a quiet machine after the kernel's element-wise passes were cut from six to four
+(2026-11-25, fastest of 5): G50C 0.025 s (12.8x), COIL20(B) 0.083 s (5.1x), PCMAC 0.193 s (49x),
+USPST(B) 0.104 s (4.0x), moons4000 0.287 s (13.2x), set8-10000 3.72 s (6.9x); the same errors.
+Where the time goes on the three tasks under 10x (kernel / graph / solve): COIL20(B) 0.044 / 0.013 /
+0.023, USPST(B) 0.029 / 0.033 / 0.041, set 8 1.32 / 0.73 / 1.67. On COIL20(B) and USPST(B) the
+float64 product K = exp(...) of the points alone (a 1040 x 1040 x 1024 and a 1455 x 1455 x 256
+GEMM, 0.02-0.045 s on one core) is already more than a tenth of the peer's whole run (0.41-0.43 s):
+10x needs a cheaper kernel than the exact float64 one (float32: 0.084 / 0.088 s, still about 5x).
 """
 import os
 
