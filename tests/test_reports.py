@@ -461,7 +461,10 @@ def test_melacci2011_uses_the_published_parameters_without_selection():
             assert p["grid"] == {} and {"gamma_A", "gamma_I", "sigma", "neighbors", "degree"} <= set(p["fixed"])
     assert by[("G50C", "lapsvm")]["fixed"] == {"kernel": "rbf", "sigma": 17.5, "neighbors": 50, "degree": 5, "weight": "heat",
                                                 "method": "newton", "line_search": False, "gamma_A": 0.1,
-                                                "gamma_I": 10.0}   # Newton's full steps, as Table 5 counts them
+                                                "gamma_I": 10.0,   # Newton's full steps, as Table 5 counts them
+                                                "intercept": False}   # LapSVMp: no bias with L normalised
+    assert all(p["fixed"]["intercept"] is False for (t, m), p in by.items()
+               if m.startswith(("laprlsc", "lapsvm")) and m != "lapsvm_dual")
     assert by[("PCMAC", "lapsvm (PCG)")]["fixed"]["gamma_A"] == 1e-4       # Table 10, not Newton's 1e-6
     assert by[("COIL20(B)", "lapsvm (PCG validation)")]["fixed"]["gamma_I"] == 100.0   # Table 10's validation check
     assert by[("COIL20(B)", "lapsvm (PCG validation)")]["fixed"]["stop"] == "validation"
