@@ -109,7 +109,9 @@ def test_x_and_y_are_scattered_once_and_tasks_carry_only_references(cluster, cli
         holders = client.run_on_scheduler(lambda dask_scheduler: [len(task.who_has) for task in
                                                                    dask_scheduler.tasks.values() if task.nbytes == n])
     assert shapes == [(ds.X.shape, ds.y.shape)] * 4
-    assert holders == [2]                     # one copy of X on each of the two workers, sent once
+    # one key holds X (scattered once, not one copy per task), on at most the two workers; which
+    # workers the 4 short calls land on is the scheduler's choice (CI saw all four on one)
+    assert len(holders) == 1 and 1 <= holders[0] <= 2, holders
 
 
 def _shape(X, y):
