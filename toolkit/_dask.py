@@ -5,8 +5,9 @@ The ``scheduler`` argument of ``select`` (None, a scheduler address or a ``distr
 checked here, the client is opened (and closed again when ``select`` opened it), and the jobs go
 through joblib's dask backend (``joblib.parallel_config(backend="dask")``): every (kernel setting,
 fold) job is one task that computes its kernel matrix / eigendecomposition on the worker that runs
-it and ships back only its tidy rows. ``X`` and ``y`` are scattered to the workers once per
-selection (``scatter=[X, y]``); the tasks refer to them instead of carrying a copy each.
+it and ships back only its tidy rows. ``X`` and ``y`` are scattered once per selection, by joblib
+itself (large arguments, under a fresh key each time), and the tasks refer to them instead of
+carrying a copy each.
 """
 from __future__ import annotations
 
@@ -125,13 +126,17 @@ def dask_client(scheduler, func="select", *, timeout=CONNECT_TIMEOUT):
 
 
 @contextlib.contextmanager
-def dask_backend(client, *data):
-    """joblib's dask backend on ``client`` with ``data`` (``X``, ``y``) scattered to every worker once.
+def dask_backend(client):
+    """joblib's dask backend on ``client``.
 
-    Inside, ``joblib.Parallel(n_jobs=-1)`` submits one Dask task per batch of calls; an argument that
-    *is* one of ``data`` (the same object) travels as a reference to the scattered copy.
+    Inside, ``joblib.Parallel(n_jobs=-1)`` submits one Dask task per batch of calls. An argument
+    larger than 1 kB (``X``, ``y``) is scattered once per ``Parallel`` call under a fresh key and
+    travels as a reference; the workers that need it fetch it from each other. (joblib's own
+    ``scatter=[X, y]`` would broadcast under a key hashed from the data: two selections of the same
+    data in a row then scatter to a key the scheduler is still releasing, and the second one's tasks
+    fail with "lost dependencies", dask/distributed#3703 -- seen in a fresh-clone CI run.)
     """
     from joblib import parallel_config
 
-    with parallel_config(backend="dask", client=client, scatter=list(data)):
+    with parallel_config(backend="dask", client=client):
         yield

@@ -597,7 +597,7 @@ def _execute(method, X, y, jobs, width, seed, base, *, n_jobs, progress, warm_st
             from toolkit._dask import dask_backend, dask_client
 
             # one task per (kernel setting, fold) job: its kernel and eigendecomposition stay on the worker
-            with dask_client(scheduler) as client, dask_backend(client, X, y):
+            with dask_client(scheduler) as client, dask_backend(client):
                 run_parallel(-1)
         elif n_jobs in (None, 1) or len(jobs) == 1:
             for number, job in enumerate(jobs):
