@@ -95,9 +95,18 @@ def user_env(folder: Path) -> dict:
     return env
 
 
+def _foreground_signals():
+    """In the child: Ctrl-C's default action, as in a terminal's foreground job (a test run started in
+    the background by a shell without job control inherits SIGINT ignored, and so would the child)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def reproduce(folder: Path, *args, **kwargs):
     return subprocess.Popen([sys.executable, "-m", "toolkit", "reproduce", *args], cwd=folder, env=user_env(folder),
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kwargs)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=_foreground_signals, **kwargs)
 
 
 def test_relative_output_and_data_settings_resolve_against_the_users_folder(user_folder):
