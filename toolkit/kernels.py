@@ -384,13 +384,7 @@ def _polynomial(X, Z, kernel_degree, coef0, scale, func, dtype="float64"):
     kernel_degree = check_scalar(kernel_degree, "kernel_degree", func, kind=numbers.Integral, low=1)
     coef0 = check_scalar(coef0, "coef0", func, low=0.0)
     scale = check_scalar(scale, "scale", func, low=0.0, low_closed=False)
-    dtype = check_dtype(dtype, func)
-    X, Z, same, sq_x, sq_z = _prepare(X, Z, func)
-    if dtype is np.float32:
-        _check_float32_norms(func, sq_x, sq_z)
-        X = _as_dtype(X, dtype)
-        Z = X if same else _as_dtype(Z, dtype)
-    K = _gram(X, Z, dtype)
+    K = _linear(X, Z, func, dtype)
     with np.errstate(over="ignore", invalid="ignore"):
         K *= scale
         K += coef0
