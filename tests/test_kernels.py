@@ -64,6 +64,77 @@ def test_sparse_input_equals_dense(kernel):
                                kernels.kernel_matrix(X, kernel=kernel, sigma=2.0), rtol=1e-12, atol=1e-12)
 
 
+def test_compiled_float64_exp_within_one_ulp_of_numpy():
+    """The RBF kernel's own float64 exp (a vectorised polynomial, kernels._rbf_exp_rows) against
+    np.exp on the whole range of an RBF exponent; positive exponents (round-off) give exp(0) = 1; a
+    block with a row stride wider than its rows (K[lo:hi, lo:]) touches nothing outside it."""
+    rng = np.random.default_rng(8)
+    x = np.r_[-np.linspace(0.0, 760.0, 400_001), -rng.random(100_000) * 40.0, -rng.random(1000) * 1e-9,
+              -np.log(2.0) * np.arange(0, 1030), 1e-12, 3.0]
+    G = x[None, :].copy()
+    kernels._rbf_exp_block(G, np.zeros(1), np.zeros(len(x)))
+    want = np.exp(np.minimum(x, 0.0))
+    normal = want >= 4 * np.finfo(float).tiny     # below about 3e-308 the result is 0
+    ulp = np.spacing(want[normal])
+    assert np.max(np.abs(G[0, normal] - want[normal]) / ulp) <= 1.0 + 1e-9
+    assert np.max(np.abs(G[0, ~normal] - want[~normal])) <= 4 * np.finfo(float).tiny and np.all(G[0] >= 0)
+    assert G[0, -1] == G[0, -2] == 1.0
+    # the exponent is a[i] + c[j] + G[i, j], summed in that order
+    a, c, B = -rng.random(3), -rng.random(4), -rng.random((3, 4)) * 30
+    out = B.copy()
+    kernels._rbf_exp_block(out, a, c)
+    np.testing.assert_allclose(out, np.exp((a[:, None] + c[None, :]) + B), rtol=3e-16, atol=0)
+    K = -rng.random((6, 6)) * 30
+    before = K.copy()
+    kernels._rbf_exp_block(K[2:5, 2:], a, c)
+    np.testing.assert_allclose(K[2:5, 2:], np.exp((a[:, None] + c[None, :]) + before[2:5, 2:]), rtol=3e-16)
+    outside = np.ones((6, 6), bool)
+    outside[2:5, 2:] = False
+    np.testing.assert_array_equal(K[outside], before[outside])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("block_size", [None, 1, 7])
+def test_sparse_scatter_product_equals_brute_force(dtype, block_size):
+    # many features, few non-zeros: both factors stay sparse and the compiled scatter forms X Zᵀ
+    # (the Gram case in row blocks writing only columns >= the block's first row)
+    rng = np.random.default_rng(3)
+    X = sp.random(40, 500, density=0.02, random_state=4, format="csr")
+    Z = sp.random(25, 500, density=0.02, random_state=5, format="csr")
+    X.data *= 3.0
+    kept_x, kept_z = kernels._operands(X, Z, False)
+    assert sp.issparse(kept_x) and sp.issparse(kept_z)
+    Xd, Zd = X.toarray(), Z.toarray()
+    tol = dict(rtol=1e-12, atol=1e-13) if dtype == "float64" else dict(rtol=2e-6, atol=2e-6)
+    for A, B, dA, dB in [(X, Z, Xd, Zd), (X, None, Xd, Xd)]:
+        K = kernels.rbf_kernel(A, B, sigma=1.3, block_size=block_size, dtype=dtype)
+        assert K.dtype == np.dtype(dtype)
+        np.testing.assert_allclose(K, brute_rbf(dA, dB, 1.3), **tol)
+        np.testing.assert_allclose(kernels.linear_kernel(A, B, dtype=dtype), dA @ dB.T, **tol)
+    # unsorted and duplicated entries (non-canonical CSR): duplicates add up, as in SciPy
+    unsorted = sp.csr_matrix((np.r_[1.0, 2.0, 5.0], np.r_[7, 3, 7], np.r_[0, 3, 3]), shape=(2, 500))
+    assert not unsorted.has_canonical_format
+    np.testing.assert_allclose(kernels.linear_kernel(unsorted, X, dtype=dtype), unsorted.toarray() @ Xd.T, **tol)
+    np.testing.assert_allclose(kernels.linear_kernel(X, unsorted.tocsc(), dtype=dtype), Xd @ unsorted.toarray().T, **tol)
+
+
+def test_sparse_product_plan_follows_the_cost_model():
+    # dense-ish sparse input of few features: one dense GEMM is cheaper than the scatter
+    rng = np.random.default_rng(6)
+    dense_ish = sp.csr_matrix(rng.normal(size=(60, 8)))
+    X, Z = kernels._operands(dense_ish, dense_ish, True)
+    assert isinstance(X, np.ndarray) and Z is X
+    # few non-zeros per feature: the scatter's Σ_f nnz(f)² times the ratio is below n m d
+    sparse = sp.random(60, 2000, density=0.005, random_state=7, format="csr")
+    counts = np.bincount(sparse.indices, minlength=2000).astype(float)
+    assert kernels.SCATTER_COST_RATIO * counts @ counts < 60 * 60 * 2000
+    X, Z = kernels._operands(sparse, sparse, True)
+    assert sp.issparse(X) and Z is X
+    # one sparse factor: the other is dense, the sparse one densified when small (one BLAS call)
+    X, Z = kernels._operands(sparse, sparse.toarray(), False)
+    assert isinstance(X, np.ndarray) and isinstance(Z, np.ndarray)
+
+
 @pytest.mark.parametrize("block_size", [1, 3, 7, 1000])
 def test_blockwise_cross_kernel_independent_of_block_size(block_size):
     rng = np.random.default_rng(1)
