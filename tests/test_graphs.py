@@ -184,7 +184,7 @@ def test_knn_graph_from_rbf_kernel_equals_neighbour_search(weight):
     from toolkit.kernels import rbf_kernel
     X = np.random.default_rng(7).normal(size=(120, 5))
     K = rbf_kernel(X, sigma=2.0)
-    Wk = knn_graph_from_kernel(K, neighbors=6, sigma=2.0, weight=weight, block_size=17)
+    Wk = knn_graph_from_kernel(K, neighbors=6, sigma=2.0, weight=weight)
     Ws = knn_graph(X, neighbors=6, weight=weight)
     assert (Wk != Ws).nnz == 0 or np.allclose(Wk.toarray(), Ws.toarray(), atol=1e-6)
     np.testing.assert_allclose(Wk.toarray(), Ws.toarray(), atol=1e-6)

@@ -28,6 +28,7 @@ CALL_EVERY_COMPILED_MODULE = """
 import numpy as np
 import toolkit
 from toolkit import kernel_matrix, lapsvm, mmc, s2rlsc, svm_path, tsvm
+from toolkit.graphs import knn_graph_from_kernel
 rng = np.random.default_rng(0)
 X = rng.normal(size=(24, 2))
 y = np.where(X[:, 0] > 0, 1.0, -1.0)
@@ -35,6 +36,7 @@ y[0], y[1] = 1.0, -1.0
 s2rlsc(X[:4], np.array([1, -1, 1, -1]), X[4:], restarts=1, rng=0)             # toolkit.rls._search
 mmc(X, restarts=1, rng=0, search="mu+nu")
 K = kernel_matrix(X, kernel="rbf", sigma=1.0)                                 # toolkit.kernels
+knn_graph_from_kernel(K, neighbors=3, sigma=1.0)                              # toolkit.graphs
 lapsvm(X[:4], y[:4], X[4:], sigma=1.0, neighbors=3, method="pcg", max_iter=3)  # toolkit.manifold._core
 svm_path(K, y)                                                                # toolkit.paths._svm_numba
 tsvm(X[:4], y[:4], X[4:], C_star=0.5)                                         # toolkit.transductive._dcd
@@ -66,7 +68,7 @@ def test_compiled_code_is_cached_in_the_user_folder_not_in_the_package(fresh_hom
     assert not new, f"{len(new)} files written inside the package, e.g. {sorted(map(str, new))[:4]}"
     cache = tmp_path / "cache" / "ssl-toolkit" / "numba" / toolkit.__version__     # XDG_CACHE_HOME on Linux
     index = {re.sub(r"\.[^.]+-\d+\.py\d+\.nbi$", "", p.name) for p in cache.rglob("*.nbi")}
-    assert {"_search", "kernels", "_core", "_svm_numba", "_dcd"} <= index  # rls, kernels, manifold, paths, transductive
+    assert {"_search", "kernels", "graphs", "_core", "_svm_numba", "_dcd"} <= index  # rls, kernels, graphs, manifold, paths, transductive
     assert any(cache.rglob("*.nbc"))
     # a second process loads what the first one compiled
     again = _run(CALL_EVERY_COMPILED_MODULE + "\nimport toolkit.paths._svm_numba as nb\n"

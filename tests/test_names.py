@@ -93,7 +93,7 @@ def test_precomputed_linear_kernel_builds_the_euclidean_graph():
 def test_knn_graph_from_any_kernel_uses_feature_space_distances(weight):
     X = np.random.default_rng(2).normal(size=(30, 4))
     W_points = knn_graph(X, neighbors=4, weight=weight)
-    W_kernel = knn_graph_from_kernel(X @ X.T, neighbors=4, weight=weight, block_size=7)
+    W_kernel = knn_graph_from_kernel(X @ X.T, neighbors=4, weight=weight)
     assert abs(W_points - W_kernel).max() < 1e-10
 
 

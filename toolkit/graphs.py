@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import numbers
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 from sklearn.neighbors import NearestNeighbors
 
+from toolkit._numba_cache import njit
 from toolkit._validation import check_matrix, check_option, check_rng, check_row_norms, check_scalar
 
 __all__ = ["knn_graph", "knn_graph_from_kernel", "epsilon_graph", "graph_laplacian", "laplacian",
@@ -223,7 +225,34 @@ def knn_graph(X, *, neighbors=6, weight="binary", graph_sigma=None, metric="eucl
     return _csr(n, r, c, _weights(d, weight, graph_sigma, func))
 
 
-def knn_graph_from_kernel(K, *, neighbors=6, sigma=None, weight="binary", graph_sigma=None, block_size=None):
+@njit(parallel=True, cache=True)
+def _top_k_rows(K, scale, shift, cols, vals):  # pragma: no cover - compiled
+    """Row i: the ``k = cols.shape[1]`` largest ``scale K_ij - shift_j`` over ``j != i``, in decreasing
+    order (a tie keeps the smaller j), their columns in ``cols[i]`` and values in ``vals[i]``.
+
+    One pass over the row with the k best kept sorted: about one comparison per entry, against an
+    introselect and an n × n index array for ``np.argpartition``."""
+    n = K.shape[0]
+    k = cols.shape[1]
+    for i in numba.prange(n):
+        best = np.full(k, -np.inf)
+        where = np.full(k, -1, dtype=np.int64)
+        row = K[i]
+        for j in range(n):
+            s = scale * row[j] - shift[j]
+            if s > best[k - 1] and j != i:
+                p = k - 1
+                while p > 0 and best[p - 1] < s:
+                    best[p] = best[p - 1]
+                    where[p] = where[p - 1]
+                    p -= 1
+                best[p] = s
+                where[p] = j
+        cols[i] = where
+        vals[i] = best
+
+
+def knn_graph_from_kernel(K, *, neighbors=6, sigma=None, weight="binary", graph_sigma=None):
     """Symmetrised kNN graph read off a kernel matrix, without the points.
 
     With ``sigma`` the kernel is the RBF kernel ``K_ij = exp(-||x_i - x_j||² / (2 σ²))``: ``K_ij``
@@ -244,8 +273,6 @@ def knn_graph_from_kernel(K, *, neighbors=6, sigma=None, weight="binary", graph_
     weight : {"binary", "heat", "distance"}, default="binary"
     graph_sigma : float, default=None
         Width σ_G of heat weights; ``None``: the mean edge length.
-    block_size : int, default=None
-        Rows per block (``None``: about 64 MiB of index temporaries).
 
     Returns
     -------
@@ -282,24 +309,18 @@ def knn_graph_from_kernel(K, *, neighbors=6, sigma=None, weight="binary", graph_
     neighbors = check_scalar(neighbors, "neighbors", func, kind=numbers.Integral, low=1, high=n - 1)
     sigma = check_scalar(sigma, "sigma", func, low=0.0, low_closed=False, allow_none=True)
     check_option(weight, "weight", func, WEIGHTS)
-    if block_size is None:
-        block_size = max(1, (64 * 2**20) // (8 * n))
     diagonal = None if sigma is not None else np.array(np.diagonal(K), dtype=np.float64)
     cols = np.empty((n, neighbors), dtype=np.int64)
     vals = np.empty((n, neighbors))
-    for start in range(0, n, block_size):
-        stop = min(start + block_size, n)
-        B = np.array(K[start:stop], dtype=np.float64)
-        if diagonal is None:           # RBF: the largest kernel values are the nearest points
-            B *= -1.0
-        else:                          # squared feature-space distances
-            B *= -2.0
-            B += diagonal[start:stop, None]
-            B += diagonal[None, :]
-        B[np.arange(stop - start), np.arange(start, stop)] = np.inf      # a point is not its own neighbour
-        idx = np.argpartition(B, neighbors - 1, axis=1)[:, :neighbors]
-        cols[start:stop] = idx
-        vals[start:stop] = np.take_along_axis(B, idx, axis=1)
+    # one compiled pass over K: RBF, the largest K_ij are the nearest points; otherwise the largest
+    # 2 K_ij - K_jj, i.e. the smallest squared feature-space distances K_ii + K_jj - 2 K_ij
+    if diagonal is None:
+        _top_k_rows(K, 1.0, np.zeros(n), cols, vals)
+        vals *= -1.0
+    else:
+        _top_k_rows(K, 2.0, diagonal, cols, vals)
+        vals *= -1.0
+        vals += diagonal[:, None]
     if diagonal is None:
         if not np.all(vals < 0):
             raise ValueError(f"{func}: some rows of K have fewer than {neighbors} positive off-diagonal entries "
