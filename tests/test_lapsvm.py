@@ -145,6 +145,30 @@ def test_line_search_on_the_lapsvm_objective_along_a_direction():
     assert pieces == 1 and s2 == pytest.approx(-(c0 - q @ m) / (c1 + q @ q))
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("columns", [1, 3, 7])
+def test_symmetric_product_equals_matmul(dtype, columns):
+    """PCG's product by K reads one triangle (BLAS symv, up to SYMV_MAX_COLUMNS columns; one matmul
+    beyond): the same K @ A up to the summation order, for C- and Fortran-ordered K."""
+    from toolkit.manifold import _core as core
+    rng = np.random.default_rng(5)
+    B = rng.normal(size=(50, 50))
+    K64 = B @ B.T
+    A = rng.normal(size=(50, columns))
+    tol = 1e-13 if dtype == "float64" else 2e-6
+    for K in (K64.astype(dtype), np.asfortranarray(K64.astype(dtype))):
+        out = np.full((50, columns), np.nan, dtype=K.dtype)
+        got = core.symmetric_product(K)(A, out)
+        assert got is out and out.dtype == K.dtype
+        np.testing.assert_allclose(out, K64 @ A, rtol=0, atol=tol * np.abs(K64 @ A).max())
+    # only the upper triangle is read: garbage below the diagonal changes nothing
+    upper = np.triu(K64) + np.tril(np.full((50, 50), np.nan), -1)
+    if columns <= core.SYMV_MAX_COLUMNS:
+        out = np.empty((50, columns))
+        core.symmetric_product(upper)(A, out)
+        np.testing.assert_allclose(out, K64 @ A, rtol=1e-13, atol=1e-13 * np.abs(K64 @ A).max())
+
+
 @pytest.mark.parametrize("dtype, hinge, operator", [("float64", True, False), ("float64", False, False),
                                                     ("float64", True, True), ("float32", True, False)])
 def test_pcg_iterates_equal_a_numpy_reference(dtype, hinge, operator):
@@ -160,7 +184,11 @@ def test_pcg_iterates_equal_a_numpy_reference(dtype, hinge, operator):
     # round-off is amplified along the iterations on this ill-conditioned K, quickly in float32 and
     # for the squared loss (linear CG: the previous NumPy solver drifts from this reference as fast)
     iters = 60 if dtype == "float64" and hinge else 6
-    ref, alpha, b = numpy_pcg(K, L, Y, gA, gI, iters, hinge)
+    # the reference forms K's products as the solver does (one triangle, symv): the summation order
+    # of the product is not under test here (test_symmetric_product_equals_matmul)
+    symmetric = core.symmetric_product(K)
+    ref, alpha, b = numpy_pcg(K, L, Y, gA, gI, iters, hinge,
+                              product=lambda A: symmetric(A, np.empty(A.shape, dtype=K.dtype)))
     Lop = laplacian_operator(L, degree=1) if operator else L
     r = core.pcg(K, Lop, Y, gA, gI, hinge=hinge, tol=0.0, max_iter=iters, dtype=np.dtype(dtype).type)
     assert r["n_iter"] == iters

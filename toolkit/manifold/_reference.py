@@ -67,11 +67,16 @@ def lbfgs_reference(K, L, y, gA, gI, intercept=True, loss="squared_hinge"):
     return res.fun
 
 
-def numpy_pcg(K, L, Y, gA, gI, iters, hinge=True):
+def numpy_pcg(K, L, Y, gA, gI, iters, hinge=True, product=None):
     """Algorithm 1 written with NumPy array operations (the arithmetic of the solver before its
-    iteration was compiled): objective, ||∇||, ||∇̂||, sqrt(∇̂ᵀ∇) per iteration, and (α, b)."""
+    iteration was compiled): objective, ||∇||, ||∇̂||, sqrt(∇̂ᵀ∇) per iteration, and (α, b).
+
+    ``product(A)``: ``K @ A`` in ``K``'s precision (default ``K @ A``); passing the solver's own
+    product isolates the iteration from the summation order of the product."""
     n, l = K.shape[0], Y.shape[0]
-    prod = lambda A: np.asarray(K @ A.astype(K.dtype), dtype=float)
+    if product is None:
+        product = lambda A: K @ A.astype(K.dtype)     # noqa: E731
+    prod = lambda A: np.asarray(product(A), dtype=float)     # noqa: E731
     alpha, b, f, Lf = np.zeros((n, 1)), np.zeros(1), np.zeros((n, 1)), np.zeros((n, 1))
 
     def gradient():
