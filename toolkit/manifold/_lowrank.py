@@ -150,7 +150,9 @@ class TwoLevel:
         # coarse space, hence the early-stopped iterate, differs between float32 and float64
         self.T = nystrom_map(np.asarray(K[np.ix_(self.index, self.index)], dtype=np.float64),
                              eps=float(np.finfo(K.dtype).eps))
-        self.Phi = np.asarray(K[:, self.index], dtype=np.float64) @ self.T
+        # K[:, index] read as the rows K[index]ᵀ (K is symmetric): contiguous rows instead of a gather
+        # of r scattered entries from every row of K
+        self.Phi = np.asarray(K[self.index], dtype=np.float64).T @ self.T
         Phi1 = np.empty((self.Phi.shape[0], self.Phi.shape[1] + 1))
         Phi1[:, 0] = 1.0
         Phi1[:, 1:] = self.Phi
