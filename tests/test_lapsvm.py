@@ -625,3 +625,32 @@ def test_without_intercept_refuses_a_warm_start_with_a_bias():
         lapsvm(X[:6], y[:6], X[6:], intercept=False, x0=with_bias, **kw)
     with pytest.raises(TypeError, match=r"'intercept' parameter of lapsvm must be a bool"):
         lapsvm(X[:6], y[:6], X[6:], intercept="no", **kw)
+
+
+
+def test_blas_threads_go_to_the_product_by_K_alone(monkeypatch):
+    """With blas_threads=2 the product by K (BLAS symv) runs on two BLAS threads and the rest of an
+    iteration (the callback included) on one; the model is the one fitted on one thread."""
+    import scipy.linalg.blas as blas
+
+    from toolkit.kernels import _blas_threads, thread_pools
+    if not thread_pools().select(user_api="blas").info() or max(
+            d["num_threads"] for d in thread_pools().select(user_api="blas").info()) < 2:
+        pytest.skip("the BLAS library runs on one thread here")
+    X, y = moons(200, 3)
+    kw = dict(sigma=0.5, neighbors=6, gamma_A=1e-2, gamma_I=1.0, method="pcg", stop=None, tol=1e-9, max_iter=2000)
+    one = lapsvm(X[:10], y[:10], X[10:], blas_threads=1, **kw)
+    in_product, in_callback = [], []
+    real = blas.dsymv
+
+    def dsymv(*args, **kwargs):
+        in_product.append(_blas_threads())
+        return real(*args, **kwargs)
+    monkeypatch.setattr(blas, "dsymv", dsymv)
+    two = lapsvm(X[:10], y[:10], X[10:], blas_threads=2, callback=lambda r: in_callback.append(_blas_threads()), **kw)
+    assert in_product and set(in_product) == {2}
+    assert in_callback and set(in_callback) == {1}
+    # the two products sum in different orders: the same optimum, not the same iterates
+    assert one.converged and two.converged
+    assert two.objective == pytest.approx(one.objective, rel=1e-10)
+    np.testing.assert_allclose(two.decision_function(X), one.decision_function(X), rtol=1e-6, atol=1e-8)

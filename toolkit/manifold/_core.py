@@ -26,6 +26,7 @@ import scipy.sparse as sp
 from toolkit._contract import (BREAKDOWN, CONVERGED, EARLY_STOP, MAX_ITER, IntermediateResult, lazy,
                                run_callback)
 from toolkit.early_stopping import Progress, StopEvent
+from toolkit.kernels import thread_pools
 
 # The status codes and messages are the toolkit's one table (toolkit._contract.SOLVER_STATUS); the
 # solvers here return a status code and the detail that fills its message.
@@ -47,23 +48,33 @@ _EPS = float(np.finfo(float).eps)
 SYMV_MAX_COLUMNS = 4
 
 
-def symmetric_product(K):
+def symmetric_product(K, threads=None):
     """A function ``(A, out) -> out[...] = K @ A`` for the symmetric ``K`` that reads its upper triangle.
 
     Columns of ``A`` are cast to ``K``'s precision; ``out`` has ``K``'s dtype (or wider). With more
     than ``SYMV_MAX_COLUMNS`` columns, or a ``K`` BLAS cannot take in place, it is one ``matmul``.
+    ``threads``: BLAS threads for the product alone (``None``: the current setting), so that a
+    caller can run everything else of an iteration on one thread.
     """
     symv = {np.dtype(np.float64): sla.blas.dsymv, np.dtype(np.float32): sla.blas.ssymv}.get(K.dtype)
     # BLAS reads Fortran order: a C-ordered K is passed as Kᵀ (= K), whose lower triangle is K's upper one
     KF, lower = (K.T, 1) if K.flags.c_contiguous else (K, 0) if K.flags.f_contiguous else (None, 0)
 
-    def product(A, out):
+    def multiply(A, out):
         if symv is None or KF is None or A.shape[1] > SYMV_MAX_COLUMNS:
             np.matmul(K, A.astype(K.dtype, copy=False), out=out)
             return out
         for c in range(A.shape[1]):
             out[:, c] = symv(1.0, KF, np.ascontiguousarray(A[:, c], dtype=K.dtype), lower=lower)
         return out
+
+    if threads is None:
+        return multiply
+    pools = thread_pools()
+
+    def product(A, out):
+        with pools.limit(limits=threads, user_api="blas"):      # about 20 µs to enter and leave
+            return multiply(A, out)
     return product
 
 
@@ -476,7 +487,7 @@ def _pcg_report(t, alpha, b, f, l, objective, grad_norm, pgrad_norm, mixed, step
 # ------------------------------------------------------------------------------ PCG
 def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha0=None, b0=None,
         monitors=(), callback=None, validation=None, unlabeled_truth=None, dtype=np.float64, coarse=None,
-        intercept=True):
+        intercept=True, product_threads=None):
     """Algorithm 1 (PCG with P = diag(1, K), Polak-Ribière with restart, exact line search).
 
     One product ``K @ (n × C)`` per iteration: ``K ∇̂_α`` (needed for ``∇ = P ∇̂``); ``K d`` follows
@@ -489,6 +500,7 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
     ``validation`` is ``(K_V, target)`` with ``K_V`` of shape ``(|V|, n)``; ``unlabeled_truth`` the
     true decisions on U (history only). ``intercept=False`` fixes ``b = 0``: the bias component of
     every gradient is zeroed, so ``p_b = d_b = 0`` (the iteration runs in the α-subspace).
+    ``product_threads``: BLAS threads for the products by K alone (:func:`symmetric_product`).
     Returns a dict of raw results for the public wrapper.
     """
     n, C = K.shape[0], Y.shape[1]
@@ -497,7 +509,7 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
     Y = np.ascontiguousarray(Y, dtype=np.float64)
     gamma_A, gamma_I, hinge = float(gamma_A), float(gamma_I), bool(hinge)
     # every product by K reads one triangle of it (symmetric_product; K is the symmetric training kernel)
-    product = symmetric_product(K)
+    product = symmetric_product(K, product_threads)
 
     def matmul(A):
         return product(A, np.empty((n, A.shape[1]), dtype=K.dtype))

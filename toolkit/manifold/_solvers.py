@@ -38,7 +38,8 @@ from toolkit.early_stopping import StopEvent, make_rule, start_monitor, Validati
 from toolkit.graphs import (KNN_TREE_MAX_FEATURES, NEIGHBOR_SEARCHES, METRICS, POWER_MAX_DENSITY, WEIGHTS,
                             choose_neighbor_search, graph_laplacian, iterated_laplacian, knn_graph,
                             knn_graph_from_kernel)
-from toolkit.kernels import KERNELS, check_dtype, cross_kernel, kernel_matrix, stacked_training_kernel, thread_pools
+from toolkit.kernels import (KERNELS, _blas_threads, check_dtype, cross_kernel, kernel_matrix,
+                             stacked_training_kernel, thread_pools)
 
 __all__ = ["lapsvm", "laprlsc", "lapsvm_dual", "LapSVMResult", "ConvergenceWarning"]
 
@@ -435,11 +436,15 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
             params.update(n_coarse=r, coarse_rank=int(coarse.T.shape[1]))
         params.update(preconditioner=preconditioner)
         monitors = [] if rule is None else [start_monitor(rule, period_n, None if val is None else len(val[1]))]
-        with _blas_limit(blas_threads):
+        # only the product by K is worth several BLAS threads: the rest of an iteration (the coarse
+        # solve, O(n) updates) is small, and threaded small calls cost more than they save (n = 5000,
+        # 2 threads: 34 ms per two-level iteration against 13 ms on one thread; now 5-7 ms)
+        threads = _blas_threads() if blas_threads is None else blas_threads
+        with _blas_limit(1 if threads > 1 else blas_threads):
             raw = core.pcg(K, L, Y, gamma_A=params["gamma_A"], gamma_I=params["gamma_I"], hinge=hinge, tol=tol,
                            max_iter=max_iter, alpha0=alpha0, b0=b0, monitors=monitors, callback=callback,
                            validation=val, unlabeled_truth=y_u, dtype=K.dtype.type, coarse=coarse,
-                           intercept=intercept)
+                           intercept=intercept, product_threads=threads if threads > 1 else None)
         if coarse is not None and coarse.fallbacks:
             raw["fallbacks"] = tuple(raw.get("fallbacks", ())) + tuple(dict.fromkeys(coarse.fallbacks))
         fix = ", or use an early-stopping rule (stop='stability')"
