@@ -4,7 +4,10 @@ All kernels accept dense arrays or SciPy sparse matrices and return a dense
 ``(n_samples_X, n_samples_Z)`` array of ``dtype`` (float64 by default; float32 is computed in
 float32 throughout, with single-precision BLAS, for half the memory and about half the time). The
 matrix is filled in row blocks of at most ``block_size`` rows, so the temporary memory on top of the
-output stays bounded for large n; the n × m product is always one BLAS call per block.
+output stays bounded for large n; the n × m product is one BLAS call per block, or, for two sparse
+inputs with few non-zeros per feature, a compiled scatter straight into the dense output (chosen
+by a measured cost model, ``SCATTER_COST_RATIO``). The RBF exponentials in float64 are a vectorised
+polynomial within one ulp of ``np.exp``.
 
 The RBF kernel is eq. (19) of Gieseke et al. (2012), ``exp(-||x - z||² / (2 σ²))``,
 and :func:`width_heuristic` is their data-derived width ``s`` (the diagonal of
