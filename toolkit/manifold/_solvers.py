@@ -681,10 +681,12 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
         ``kernel="precomputed"`` the graph is always read off the kernel. The search taken is
         recorded in ``params["neighbor_search"]``.
     blas_threads : int or None, default=1
-        BLAS threads during PCG (via threadpoolctl); ``None`` leaves the setting alone. The product
-        by ``K`` is memory-bound: one thread reaches most of the bandwidth, and on a shared machine
-        OpenBLAS threads waiting for busy cores made ``K @ v`` up to 10x slower in our benchmark.
-        Newton's dense factorisation always uses the default pool.
+        BLAS threads for PCG's products by ``K`` (via threadpoolctl); ``None`` takes the current
+        setting. The rest of an iteration (the coarse solve, small products) runs on one thread:
+        threaded small calls cost more than they save. The product by ``K`` is memory-bound: one
+        thread reaches most of the bandwidth, and on a shared machine OpenBLAS threads waiting for
+        busy cores made ``K @ v`` up to 10x slower in our benchmark. Newton's dense factorisation
+        always uses the default pool.
     line_search : bool, default=True
         Newton's method only: ``True`` takes the exact line-search step ``s`` along each Newton
         direction (eq. 8; the objective never increases); ``False`` always takes the full step
