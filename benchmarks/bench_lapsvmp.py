@@ -178,7 +178,7 @@ def fit(t, preconditioner, dtype="float64"):
         r = lapsvm(t["X"][:t["l"]], t["y_l"], t["X"][t["l"]:], kernel="rbf", sigma=s["sigma"],
                    gamma_A=s["gamma_A"], gamma_I=s["gamma_I"], neighbors=s["neighbors"], degree=s["degree"],
                    weight=s["weight"], normalized=True, method="pcg", stop="stability",
-                   preconditioner=preconditioner, dtype=dtype, blas_threads=1)
+                   preconditioner=preconditioner, dtype=dtype, blas_threads=1, intercept=False)
         seconds = time.perf_counter() - start
     return r, seconds, float(np.mean(r.predict(t["Xt"]) != t["yt"]))
 

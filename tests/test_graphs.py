@@ -7,8 +7,8 @@ from hypothesis.extra.numpy import arrays
 from scipy.sparse import csgraph
 from scipy.spatial.distance import cdist
 
-from toolkit.graphs import (POWER_MAX_DENSITY, epsilon_graph, graph_laplacian, knn_graph, laplacian, laplacian_operator,
-                            iterated_laplacian)
+from toolkit.graphs import (POWER_MAX_DENSITY, epsilon_graph, graph_laplacian, knn_graph, knn_graph_from_kernel, laplacian,
+                            laplacian_operator, iterated_laplacian)
 
 
 def brute_knn(X, k, metric="euclidean"):
@@ -32,14 +32,47 @@ def test_knn_graph_is_symmetrised_or_rule(k):
     assert (W != W.T).nnz == 0
 
 
-def test_heat_weights_default_width_is_mean_edge_length():
-    X = np.random.default_rng(1).normal(size=(30, 2))
-    Wd = knn_graph(X, neighbors=4, weight="distance")
-    sigma = Wd.data.mean()
-    Wh = knn_graph(X, neighbors=4, weight="heat")
-    np.testing.assert_allclose(Wh.data, np.exp(-Wd.data ** 2 / (2 * sigma ** 2)))
-    Wh2 = knn_graph(X, neighbors=4, weight="heat", graph_sigma=0.5)
+def lapsvmp_adjacency(X, k):
+    """LapSVMp's ``adjacency.m`` (Melacci 2012) with heat weights and its default width, transcribed:
+    each row's distances sorted (stable), columns 2..k+1 kept, ``t = mean(DI(DI~=0))`` over those
+    n k distances, ``A = sparse(I, idy, exp(-DI.^2/(2 t²)))``, ``A = A + ((A ~= A') .* A')``."""
+    D = cdist(X, X)
+    order = np.argsort(D, axis=1, kind="stable")
+    n = len(X)
+    idy = np.empty((n, k), dtype=int)
+    for i in range(n):                           # the point itself first: it is skipped (column 1)
+        row = [j for j in order[i] if j != i]    # (a duplicate may sort before it; MATLAB's sort
+        idy[i] = row[:k]                         # would then skip the duplicate: not this test's case)
+    DI = np.take_along_axis(D, idy, axis=1).ravel()
+    t = DI[DI != 0].mean()
+    A = np.zeros((n, n))
+    A[np.repeat(np.arange(n), k), idy.ravel()] = np.exp(-DI ** 2 / (2 * t * t))
+    return A + (A != A.T) * A.T, t
+
+
+@pytest.mark.parametrize("k", [2, 4, 7])
+def test_heat_weights_default_width_is_lapsvmp_mean_neighbour_distance(k):
+    # the default σ_G is the mean over the n k directed neighbour distances (a mutual pair twice), not
+    # over the undirected edges: the two differ by about 5 % on COIL20(B), enough to move PCG's stop
+    X = np.random.default_rng(k).normal(size=(50, 3)) * np.r_[1.0, 0.3, 3.0]
+    A, t = lapsvmp_adjacency(X, k)
+    Wd = knn_graph(X, neighbors=k, weight="distance")
+    assert abs(Wd.data.mean() - t) > 1e-3 * t          # the undirected mean is another number here
+    np.testing.assert_allclose(knn_graph(X, neighbors=k, weight="heat").toarray(), A, rtol=1e-12, atol=1e-15)
+    from toolkit.kernels import rbf_kernel
+    W_k = knn_graph_from_kernel(rbf_kernel(X, sigma=3.0), neighbors=k, sigma=3.0, weight="heat")
+    np.testing.assert_allclose(W_k.toarray(), A, rtol=1e-7, atol=1e-12)
+    Wh2 = knn_graph(X, neighbors=k, weight="heat", graph_sigma=0.5)
     np.testing.assert_allclose(Wh2.data, np.exp(-Wd.data ** 2 / 0.5))
+
+
+def test_heat_weights_default_width_leaves_out_duplicates():
+    # zero distances (duplicate points) do not enter the default width, as in LapSVMp (DI ~= 0)
+    X = np.array([[0.0], [0.0], [1.0], [3.0], [6.0]])
+    W = knn_graph(X, neighbors=1, weight="heat").toarray()
+    # directed lists: 0->1 (0), 1->0 (0), 2->0 or 1 (1), 3->2 (2), 4->3 (3): t = mean(1, 2, 3) = 2
+    assert W[3, 2] == pytest.approx(np.exp(-4 / 8)) and W[4, 3] == pytest.approx(np.exp(-9 / 8))
+    assert W[0, 1] == 1.0
 
 
 @pytest.mark.parametrize("normalized", [True, False])

@@ -630,8 +630,8 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
         Graph edge weights (:func:`toolkit.graphs.knn_graph`); Melacci & Belkin's experiments use
         the heat weights ``exp(-d² / (2 σ_G²))`` (declared in ``melacci2011.toml``).
     graph_sigma : float, default=None
-        Width σ_G of the heat weights; ``None``: the mean edge length of the graph (LapSVMp's
-        default).
+        Width σ_G of the heat weights; ``None``: the mean distance of the points' kNN lists before
+        symmetrisation (LapSVMp's default, see :func:`toolkit.graphs.knn_graph`).
     metric : {"euclidean", "cosine", "manhattan", "sqeuclidean"}, default="euclidean"
         Neighbour metric (``"cosine"`` for text).
     y_unlabeled : array-like of shape (n_unlabeled,), default=None
