@@ -190,7 +190,8 @@ def ours(t, preconditioner, repeats, dtype="float64"):
     timings = dict(r.timings)
     return {"seconds": seconds, "kernel": timings.get("kernel", float("nan")),
             "graph": timings.get("graph", float("nan")), "solve": timings.get("solve", float("nan")),
-            "n_iter": r.n_iter, "error": err, "stop": r.stop_reason, "timings": timings}
+            "n_iter": r.n_iter, "error": err, "stop": r.stop_reason, "timings": timings,
+            "preconditioner": r.params["preconditioner"]}
 
 
 def peers():
@@ -210,7 +211,7 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per task (the fastest reported)")
     parser.add_argument("--export", metavar="DIR", help="write the tasks as .mat files for the Octave driver and stop")
     parser.add_argument("--no-kernel-preconditioner", action="store_true",
-                        help="skip the reference runs with preconditioner='kernel'")
+                        help="skip the reference runs with the preconditioner forced ('kernel', 'two-level')")
     parser.add_argument("--float32", action="store_true",
                         help="also run the default solver with a float32 kernel (dtype='float32'), for reference")
     args = parser.parse_args(argv)
@@ -226,8 +227,9 @@ def main(argv=None):
     for name in args.tasks:
         t = build_task(name)
         p = peer.get(name)
-        variants = [("two-level", "float64")] + ([] if args.no_kernel_preconditioner else [("kernel", "float64")])
-        variants += [("two-level", "float32")] if args.float32 else []
+        variants = [("auto", "float64")]
+        variants += [] if args.no_kernel_preconditioner else [("kernel", "float64"), ("two-level", "float64")]
+        variants += [("auto", "float32")] if args.float32 else []
         for pre, dtype in variants:
             o = ours(t, pre, args.repeats, dtype)
             if p is not None:
@@ -238,7 +240,8 @@ def main(argv=None):
                 perr_col = f"{100 * perr:>9.2f}%"
             else:
                 peer_cols, perr_col, flags = f"{'-':>10}{'-':>8}{'-':>8}", f"{'-':>10}", f"{'-':>5}{'-':>5}"
-            print(f"{name:<12}{t['X'].shape[0]:>7}{pre + ('/f32' if dtype == 'float32' else ''):>14}{o['seconds']:>10.3f}{o['kernel']:>8.3f}{o['graph']:>8.3f}"
+            shown = pre if pre != "auto" else "auto:" + {"kernel": "K", "two-level": "2L"}[o["preconditioner"]]
+            print(f"{name:<12}{t['X'].shape[0]:>7}{shown + ('/f32' if dtype == 'float32' else ''):>14}{o['seconds']:>10.3f}{o['kernel']:>8.3f}{o['graph']:>8.3f}"
                   f"{o['solve']:>8.3f}{o['n_iter']:>5}{peer_cols}{100 * o['error']:>9.2f}%{perr_col}{flags}",
                   flush=True)
     if peer:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from toolkit import laprlsc, lapsvm
+from toolkit import ConvergenceWarning, laprlsc, lapsvm
 from toolkit.early_stopping import ValidationCheck
 from toolkit.estimators import LapSVM
 from toolkit.graphs import graph_laplacian, knn_graph
@@ -189,11 +189,27 @@ def test_default_fit_is_deterministic_and_records_its_preconditioner():
     Xl, yl, Xu, _ = _moons(300)
     a, b = lapsvm(Xl, yl, Xu, sigma=0.4), lapsvm(Xl, yl, Xu, sigma=0.4)
     np.testing.assert_array_equal(a.alpha, b.alpha)
-    assert a.params["preconditioner"] == "two-level" and a.params["n_coarse"] == 100
+    # "auto" below TWO_LEVEL_MIN_SAMPLES: the paper's preconditioner, recorded; n_coarse asks for the two-level one
+    assert a.params["preconditioner"] == "kernel" and "n_coarse" not in a.params
+    two = lapsvm(Xl, yl, Xu, sigma=0.4, n_coarse=100)
+    assert two.params["preconditioner"] == "two-level" and two.params["n_coarse"] == 100
+    forced = lapsvm(Xl, yl, Xu, sigma=0.4, preconditioner="two-level")
+    assert forced.params["preconditioner"] == "two-level" and forced.params["n_coarse"] == 100
     paper = lapsvm(Xl, yl, Xu, sigma=0.4, preconditioner="kernel")
+    np.testing.assert_array_equal(paper.alpha, a.alpha)
     assert paper.params["preconditioner"] == "kernel" and "n_coarse" not in paper.params
     with pytest.raises(ValueError, match=r"'preconditioner' parameter of lapsvm must be one of"):
         lapsvm(Xl, yl, Xu, preconditioner="jacobi")
+
+
+def test_auto_preconditioner_takes_the_two_level_one_from_its_threshold():
+    from toolkit.manifold._solvers import TWO_LEVEL_MIN_SAMPLES
+    kw = dict(sigma=0.4, neighbors=10, weight="heat", gamma_I=1.0, max_iter=3)
+    Xl, yl, Xu, _ = _moons(TWO_LEVEL_MIN_SAMPLES)            # n = l + u = the threshold: two-level
+    with pytest.warns(ConvergenceWarning, match="max_iter=3"):   # three iterations suffice to see the choice
+        assert lapsvm(Xl, yl, Xu, **kw).params["preconditioner"] == "two-level"
+    with pytest.warns(ConvergenceWarning, match="max_iter=3"):
+        assert lapsvm(Xl, yl, Xu[1:], **kw).params["preconditioner"] == "kernel"   # one point fewer
 
 
 @pytest.mark.parametrize("method", ["lapsvm", "laprlsc", "lapsvm_path"])

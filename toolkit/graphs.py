@@ -447,8 +447,10 @@ def graph_laplacian(W, *, normalized=True):
     else:
         isolated = degrees <= 0
         scale = np.where(isolated, 0.0, 1.0 / np.sqrt(np.where(isolated, 1.0, degrees)))
-        S = sp.diags(scale)
-        L = sp.diags((~isolated).astype(float)) - S @ W @ S
+        W = sp.csr_matrix(W, copy=True)
+        rows = np.repeat(np.arange(W.shape[0]), np.diff(W.indptr))
+        W.data *= scale[rows] * scale[W.indices]        # D^{-1/2} W D^{-1/2}, entry by entry (no products)
+        L = sp.diags((~isolated).astype(float)) - W
     L = sp.csr_matrix(L)
     L.sort_indices()
     return L

@@ -211,7 +211,7 @@ class LapSVM(_Manifold):
                  normalized=True, method="pcg", stop="stability", validation=None, kernel_degree=2, coef0=1.0,
                  weight="binary", graph_sigma=None, metric="euclidean", tol=1e-6, max_iter=None, callback=None,
                  rng=None, dtype="float64", blas_threads=1, neighbor_search="auto", line_search=True, n_basis=None,
-                 basis="uniform", preconditioner="two-level", n_coarse=None, scheduler=None, intercept=True,
+                 basis="uniform", preconditioner="auto", n_coarse=None, scheduler=None, intercept=True,
                  unlabeled=-1):
         self.kernel = kernel
         self.sigma = sigma
@@ -260,7 +260,7 @@ class LapRLSC(_Manifold):
                  normalized=True, method="direct", stop=None, validation=None, kernel_degree=2, coef0=1.0,
                  weight="binary", graph_sigma=None, metric="euclidean", tol=1e-6, max_iter=None, callback=None,
                  rng=None, dtype="float64", blas_threads=1, neighbor_search="auto", n_basis=None, basis="uniform",
-                 preconditioner="two-level", n_coarse=None, scheduler=None, intercept=True, unlabeled=-1):
+                 preconditioner="auto", n_coarse=None, scheduler=None, intercept=True, unlabeled=-1):
         self.kernel = kernel
         self.sigma = sigma
         self.gamma_A = gamma_A

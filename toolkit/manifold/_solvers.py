@@ -44,7 +44,23 @@ from toolkit.kernels import (KERNELS, _blas_threads, check_dtype, cross_kernel, 
 __all__ = ["lapsvm", "laprlsc", "lapsvm_dual", "LapSVMResult", "ConvergenceWarning"]
 
 
-PRECONDITIONERS = ("kernel", "two-level")
+PRECONDITIONERS = ("auto", "kernel", "two-level")
+#: ``preconditioner="auto"`` takes the two-level preconditioner from this many training points (or
+#: whenever ``n_coarse`` is given) and the paper's ``diag(1, K)`` below it, where the coarse space's
+#: set-up (its centres' kernel rows and a Cholesky factorisation, refactored when the error vectors
+#: change) costs more than the iterations it saves. Measured on two moons (20 neighbours, heat
+#: weights, γ_A = 1e-6, γ_I = 1, stability rule, one thread; fastest of 5 end to end): n = 1000
+#: 0.010 s (paper's) against 0.013 s (two-level), 1500 0.019 / 0.022, 2000 0.036 / 0.039, 3000
+#: 0.124 / 0.085, 4000 0.238 / 0.142; and on Melacci & Belkin's tasks (362 to 1455 points,
+#: benchmarks/bench_lapsvmp.py) the paper's preconditioner was the faster on every one.
+TWO_LEVEL_MIN_SAMPLES = 2500
+
+
+def _resolve_preconditioner(preconditioner, n_samples, n_coarse):
+    """The preconditioner ``"auto"`` stands for (see :data:`TWO_LEVEL_MIN_SAMPLES`)."""
+    if preconditioner != "auto":
+        return preconditioner
+    return "two-level" if n_coarse is not None or n_samples >= TWO_LEVEL_MIN_SAMPLES else "kernel"
 
 
 def default_coarse_size(n_samples):
@@ -368,7 +384,7 @@ def _blas_limit(threads):
 def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, coef0,
          gamma_A, gamma_I, neighbors, degree, normalized, weight, graph_sigma, metric, method, stop, validation,
          y_unlabeled, tol, max_iter, x0, callback, rng, laplacian_matrix, dtype, blas_threads,
-         neighbor_search, line_search=True, n_basis=None, basis="uniform", preconditioner="two-level", n_coarse=None,
+         neighbor_search, line_search=True, n_basis=None, basis="uniform", preconditioner="auto", n_coarse=None,
          scheduler=None, intercept=True):
     check_option(method, "method", func, ("newton", "pcg") if hinge else ("direct", "pcg"))
     if not isinstance(line_search, (bool, np.bool_)):
@@ -427,6 +443,7 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
         if max_iter is None:
             max_iter = 10 * n
         coarse, period_n = None, n
+        preconditioner = _resolve_preconditioner(preconditioner, n, n_coarse)
         if preconditioner == "two-level":
             r = min(n, default_coarse_size(n) if n_coarse is None else n_coarse)
             coarse = lowrank.TwoLevel(K, L, lowrank.choose_basis(X, l, r, basis, generator), params["gamma_A"],
@@ -566,7 +583,7 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
            kernel_degree=2, coef0=1.0, weight="binary", graph_sigma=None, metric="euclidean", y_unlabeled=None,
            tol=1e-6, max_iter=None, x0=None, callback=None, rng=None,
            laplacian_matrix=None, dtype="float64", blas_threads=1, neighbor_search="auto", line_search=True,
-           n_basis=None, basis="uniform", preconditioner="two-level", n_coarse=None, scheduler=None,
+           n_basis=None, basis="uniform", preconditioner="auto", n_coarse=None, scheduler=None,
            intercept=True):
     r"""Laplacian SVM with the squared hinge loss, trained in the primal.
 
@@ -708,8 +725,10 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
     basis : {"uniform", "kmeans++"}, default="uniform"
         How the unlabelled basis points are drawn: uniformly without replacement, or by k-means++
         seeding (D² sampling, spread over the data; :func:`sklearn.cluster.kmeans_plusplus`).
-    preconditioner : {"two-level", "kernel"}, default="two-level"
-        PCG only. ``"kernel"``: the paper's ``P = diag(1, K)`` (Algorithm 1); its iteration count
+    preconditioner : {"auto", "two-level", "kernel"}, default="auto"
+        PCG only. ``"auto"``: ``"two-level"`` from :data:`TWO_LEVEL_MIN_SAMPLES` = 2500 training
+        points (or when ``n_coarse`` is given), ``"kernel"`` below, where the coarse set-up costs
+        more than it saves (the choice is recorded in ``params["preconditioner"]``). ``"kernel"``: the paper's ``P = diag(1, K)`` (Algorithm 1); its iteration count
         grows with n (label information crosses the graph one neighbourhood per iteration) and
         the rules' check period is the paper's ``√n / 2``. ``"two-level"``: ``P⁻¹ = diag(1, K)⁻¹ +
         Z_c H_c⁻¹ Z_cᵀ``, the paper's preconditioner plus an exact solve on a coarse space of
@@ -786,7 +805,7 @@ def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma
             kernel_degree=2, coef0=1.0, weight="binary", graph_sigma=None, metric="euclidean", y_unlabeled=None,
             tol=1e-6, max_iter=None, x0=None, callback=None, rng=None,
             laplacian_matrix=None, dtype="float64", blas_threads=1, neighbor_search="auto", n_basis=None,
-            basis="uniform", preconditioner="two-level", n_coarse=None, scheduler=None, intercept=True):
+            basis="uniform", preconditioner="auto", n_coarse=None, scheduler=None, intercept=True):
     r"""Laplacian Regularized Least Squares classifier (LapRLSC), Melacci & Belkin (2011) eq. (14).
 
     Minimises, over ``α`` and the unregularised bias ``b``,
