@@ -453,8 +453,12 @@ def test_melacci2011_uses_the_published_parameters_without_selection():
     assert {t for t, m in by if m.startswith("laprlsc (PCG")} == {"PCMAC"}
     assert {t for t, m in by if m.endswith("(D - W)")} == {"COIL20(B)", "COIL20"}
     assert all(p["fixed"]["normalized"] is False for (t, m), p in by.items() if m.endswith("(D - W)"))
-    explained = {(e["method"], e["by"]) for e in exp.explanations}
+    explained = {(e["method"], e["by"]) for e in exp.explanations if "results" not in e}
     assert explained == {("laprlsc", "laprlsc (D - W)"), ("lapsvm", "lapsvm (D - W)")}
+    # every Laplacian method LapSVMp has is also set beside LapSVMp's own run on the same splits
+    peer = {e["method"] for e in exp.explanations if "results" in e}
+    assert peer == {m for _, m in by if m.startswith(("laprlsc", "lapsvm")) and m != "lapsvm_dual"
+                    and "(D - W)" not in m and not m.startswith("laprlsc (PCG")}
     for (task, method), p in by.items():
         assert p["scenario"] == "validation" and p["protocol"] == "melacci-belkin" and p["n_splits"] == 12
         if method.startswith(("laprlsc", "lapsvm")) and method != "lapsvm_dual":  # Tables 9-10: fixed, no grid

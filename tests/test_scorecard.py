@@ -147,3 +147,40 @@ def test_a_miss_is_set_beside_the_variant_that_tests_its_explanation():
     assert tested["variant_mean"].iloc[0] == pytest.approx(12.0)
     assert tested["variant_sd_distance"].iloc[0] == pytest.approx(1 / 3)
     assert tested["hypothesis"].iloc[0] == "the free bias"
+
+
+def test_a_variant_run_elsewhere_is_read_from_its_results_file():
+    """An explanation with ``results`` takes the variant's per-split rows from that csv (another
+    implementation's run, in the layout of splits.csv): melacci2011 sets each miss of its Laplacian
+    methods beside Melacci's own LapSVMp on the same splits (benchmarks/peers/lapsvmp_melacci2011_splits.csv),
+    and the variant's mean is that file's mean."""
+    card = pd.read_csv(ROOT / "reports" / "reproduction.csv")
+    peer = pd.read_csv(ROOT / "benchmarks" / "peers" / "lapsvmp_melacci2011_splits.csv")
+    md = (ROOT / "reports" / "reproduction.md").read_text()
+    task = "COIL20(B) [40/1000/40/360]"
+    cell = card[(card["row"] == task) & (card["method"] == "lapsvm") & (card["table"] == "Table 4")
+                & (card["column"] == "T")].iloc[0]
+    assert cell["sd_distance"] > 1            # the miss: 13.4 % against the paper's 8.56 ± 1.9
+    mean = peer[(peer["task"] == task) & (peer["method"] == "lapsvm") & (peer["metric"] == "test_error")]["value"]
+    assert len(mean) == 12
+    assert "LapSVMp: lapsvm" in cell["note"]
+    row = [ln for ln in md.splitlines() if ln.startswith(f"| Melacci & Belkin 2011 | Table 4 | {task} | lapsvm | validation | T |")
+           and "| LapSVMp: lapsvm |" in ln]
+    assert len(row) == 1 and f"| {mean.mean():.3g} |" in row[0]
+
+
+def test_results_of_an_explanation_must_exist(tmp_path):
+    from toolkit.reports._experiments import ExperimentError, load_experiment
+
+    text = (ROOT / "notebooks" / "experiments" / "melacci2011.toml").read_text()
+    bad = tmp_path / "a" / "b" / "melacci_copy.toml"
+    bad.parent.mkdir(parents=True)
+    bad.write_text(text)                      # the results path now resolves under tmp_path: missing
+    with pytest.raises(ExperimentError, match=r"results = 'benchmarks/peers/lapsvmp_melacci2011_splits.csv': no such file"):
+        load_experiment(bad)
+    (tmp_path / "benchmarks" / "peers").mkdir(parents=True)
+    (tmp_path / "benchmarks" / "peers" / "lapsvmp_melacci2011_splits.csv").write_text("experiment\n")
+    clash = text.replace('by = "LapSVMp: lapsvm (PCG)"', 'by = "lapsvm"')
+    bad.write_text(clash)
+    with pytest.raises(ExperimentError, match=r"by = 'lapsvm' names a method of this experiment"):
+        load_experiment(bad)

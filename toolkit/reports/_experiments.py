@@ -50,7 +50,7 @@ SHARED_TASK_KEYS = ("dataset", "classes", "options", "protocol", "l", "u", "t", 
                     "fixed")
 METHOD_KEYS = {"name": str, "grid": dict, "fixed": dict, "tasks": list, "scenarios": list, "label": str}
 #: an experiment that tests why a method misses the paper: the same cells by a variant of it (``by``)
-EXPLANATION_KEYS = {"method": str, "by": str, "hypothesis": str, "tasks": list}
+EXPLANATION_KEYS = {"method": str, "by": str, "hypothesis": str, "tasks": list, "results": str}
 PUBLISHED_KEYS = {"task": str, "method": str, "scenario": str, "mean": float, "sd": float, "source": str,
                   "metric": str, "not_attempted": str}
 #: what a published number is compared with (the refitted model's metric, or its fit time)
@@ -468,8 +468,19 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
             if key not in entry:
                 raise ExperimentError(f"{path}: {where} needs the key {key!r} (the method that misses, the variant "
                                       "that tests the explanation, and the explanation in words).")
-        for key in ("method", "by"):
+        # a variant run here is a method of this file; one run elsewhere (another implementation, e.g. the
+        # paper's own code) brings its per-split results: a csv in the layout of reports/*/splits.csv,
+        # relative to the project's root, whose rows of `method` are the variant's
+        for key in ("method",) if "results" in entry else ("method", "by"):
             _one_of(path, f"{where}.{key} = {entry[key]!r} is not a method of this experiment", entry[key], labels)
+        if "results" in entry:
+            results = path.resolve().parents[2] / entry["results"]
+            if not results.is_file():
+                raise ExperimentError(f"{path}: {where}.results = {entry['results']!r}: no such file under the "
+                                      f"project's root {path.resolve().parents[2]}.")
+            if entry["by"] in labels:
+                raise ExperimentError(f"{path}: {where}.by = {entry['by']!r} names a method of this experiment; "
+                                      "results from elsewhere need a label of their own.")
         for task in entry.get("tasks", []):
             _one_of(path, f"{where}.tasks: {task!r} is not a task", task, task_names)
         explanations.append(dict(entry))

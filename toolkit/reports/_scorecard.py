@@ -279,6 +279,13 @@ def write_scorecard(output="reports", *, experiments=None):
             if entry.get("tasks"):
                 sel = sel[sel["task"].isin(entry["tasks"])]
             variants.append(sel.assign(method=entry["by"], explains=entry["method"], hypothesis=entry["hypothesis"]))
+            if "results" in entry:       # the variant ran elsewhere: its per-split rows, under the variant's label
+                outside = pd.read_csv(exp.path.resolve().parents[2] / entry["results"],
+                                      dtype={"task": str, "method": str, "scenario": str})
+                outside = outside[outside["method"] == entry["method"]].assign(method=entry["by"])
+                if entry.get("tasks"):
+                    outside = outside[outside["task"].isin(entry["tasks"])]
+                splits.append(outside.assign(experiment=exp.name))
         path = folder / exp.name / "splits.csv"
         if path.is_file():
             frame = pd.read_csv(path, dtype={"task": str, "method": str, "scenario": str})
