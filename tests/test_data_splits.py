@@ -204,3 +204,24 @@ def test_cv_splits_properties(n_per_class, folds, seed):
         assert set(y[s.labeled]) == set(range(k)) == set(y[s.validation])
         for c, size in enumerate(n_per_class):  # stratified: class share of each fold within one point
             assert abs((y[s.test] == c).sum() - size / folds) < 1 + 1e-9
+
+
+def test_split_stratify_gives_each_class_its_share_of_the_labelled_points():
+    # each class gets its share of the training part's points among the l labelled ones
+    y = np.r_[np.ones(200), -np.ones(100)]
+    for seed in range(5):
+        drawn, per_class = data.split(y, l=30, u=100, rng=seed), data.split(y, l=30, u=100, stratify=True, rng=seed)
+        assert np.array_equal(per_class.test, drawn.test)          # the same training and test parts
+        train = np.setdiff1d(np.arange(300), drawn.test)
+        positives = 30 * np.count_nonzero(y[train] > 0) / len(train)
+        assert abs(np.count_nonzero(y[per_class.labeled] > 0) - positives) < 1   # rounded share
+        assert len(per_class.labeled) == 30 and len(per_class.unlabeled) == 100
+        assert set(per_class.labeled) | set(per_class.unlabeled) <= set(train)
+        assert not set(per_class.labeled) & set(per_class.unlabeled)
+    counts = [np.count_nonzero(y[data.split(y, l=30, rng=s).labeled] > 0) for s in range(20)]
+    assert max(counts) - min(counts) > 2      # the drawn labelled sets' class counts vary (random partitions)
+    # a rare class still gets one labelled point
+    rare = np.r_[np.ones(290), -np.ones(10)]
+    assert np.count_nonzero(rare[data.split(rare, l=10, stratify=True, rng=0).labeled] < 0) == 1
+    with pytest.raises(TypeError, match="'stratify' parameter of split must be a bool. Got 'yes'"):
+        data.split(y, l=30, stratify="yes")

@@ -14,6 +14,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 papermill = pytest.importorskip("papermill")
@@ -60,6 +61,29 @@ def test_model_selection_notebook(tmp_path, session):
     assert 0 <= records["test_error_mean"] <= 50
     refit = results[(results["fold"] == "refit") & (results["metric"] == "test_error")]
     assert refit["value"].mean() == pytest.approx(records["test_error_mean"])
+
+
+def test_model_selection_notebook_draws_labelled_points_per_class_or_labels_all(tmp_path, session):
+    """labels = "per-class": each class its share of l (toolkit.data.split(stratify=True)); "all": the
+    same partitions with every training point labelled (a supervised reference)."""
+    common = dict(dataset="gaussian2c", options={"n": 120, "d": 5, "rng": 0}, l=12, u=48, t=60, method="rlsc",
+                  grid={"lam": [0.1]}, fixed={"kernel": "linear"}, n_folds=2, n_splits=2, scenario="test-set")
+    from toolkit import data, rlsc
+    ds = data.load("gaussian2c", n=120, d=5, rng=0)
+    for labels in ("per-class", "all"):
+        (tmp_path / labels).mkdir()
+        records = execute("model_selection.ipynb", tmp_path / labels, session, labels=labels, **common)
+        for j in range(2):
+            s = data.split(ds, l=12, u=48, t=60, stratify=labels == "per-class", rng=j)
+            lab = s.labeled if labels == "per-class" else np.r_[s.labeled, s.unlabeled]
+            expected = 100 * np.mean(rlsc(ds.X[lab], ds.y[lab], lam=0.1, kernel="linear").predict(ds.X[s.test])
+                                     != ds.y[s.test])
+            got = records["results"]
+            got = got[(got["split"] == j) & (got["fold"] == "refit") & (got["metric"] == "test_error")]["value"]
+            assert got.iloc[0] == pytest.approx(expected)
+    (tmp_path / "bad").mkdir()
+    with pytest.raises(papermill.PapermillExecutionError, match="labels must be 'drawn', 'per-class' or 'all'"):
+        execute("model_selection.ipynb", tmp_path / "bad", session, labels="some", **common)
 
 
 def test_datasets_notebook(tmp_path, session):

@@ -62,6 +62,21 @@ def test_quick_covers_every_available_family():
     assert len(set(keys)) == len(keys)
 
 
+def test_a_method_may_see_its_labelled_points_drawn_per_class_or_all(tmp_path):
+    """``labels`` ("drawn", "per-class", "all") reaches the notebook only when it is not the default, so
+    the keys of every other configuration stay as they were; a bad value or another protocol is refused."""
+    base = load_experiment(write(tmp_path, GOOD)).configurations[0]
+    extra = GOOD + '\n[[methods]]\nname = "rlsc"\nlabel = "rlsc (all)"\nlabels = "all"\ngrid = { lam = [1.0] }\n'
+    a, b = load_experiment(write(tmp_path, extra, "all.toml")).configurations
+    assert a.key == base.key and "labels" not in a.parameters and b.parameters["labels"] == "all"
+    with pytest.raises(ExperimentError, match=r"labels = 'some' is not a way to draw the labelled points. "
+                                              r"Valid choices: drawn, per-class, all"):
+        load_experiment(write(tmp_path, extra.replace('labels = "all"', 'labels = "some"'), "bad.toml"))
+    melacci = extra.replace('l = 8', 'protocol = "melacci-belkin"\nl = 8\nv = 8')
+    with pytest.raises(ExperimentError, match=r"labels = 'all', which needs the gieseke protocol"):
+        load_experiment(write(tmp_path, melacci, "mb.toml"))
+
+
 def test_configuration_keys_are_stable(tmp_path):
     a = load_experiment(write(tmp_path, GOOD))
     b = load_experiment(write(tmp_path, GOOD, "other.toml"))
@@ -585,8 +600,19 @@ def test_gieseke2011_declares_table1_as_the_paper_states_it():
     exp = load_experiment("gieseke2011")
     assert len({c.task for c in exp.configurations}) == 12 and len(exp.published) == 72
     assert not [e for e in exp.published if "not_attempted" in e]
-    assert {(c.method, c.scenario) for c in exp.configurations} == {
+    variants = {"rlsc (all training labels)": ("all", "test-set"), "s2rlsc (per-class labels)": ("per-class", "labeled-cv"),
+                "tsvm (per-class labels)": ("per-class", "labeled-cv")}   # explanation experiments, no cell of their own
+    assert {(c.method, c.scenario) for c in exp.configurations if c.method not in variants} == {
         (m, s) for m in ("rlsc", "tsvm", "s2rlsc") for s in ("labeled-cv", "test-set")}
+    for c in exp.configurations:
+        assert (c.parameters.get("labels"), c.scenario) == variants.get(c.method, (None, c.scenario))
+        if c.method in variants:   # the same search as the method it explains
+            twin = next(o for o in exp.configurations if o.method == c.method.split(" (")[0] and o.task == c.task
+                        and o.scenario == c.scenario)
+            assert (c.parameters["grid"], c.parameters["fixed"]) == (twin.parameters["grid"], twin.parameters["fixed"])
+    assert {(e["method"], e["by"]) for e in exp.explanations} == {
+        ("s2rlsc", "rlsc (all training labels)"), ("tsvm", "rlsc (all training labels)"),
+        ("s2rlsc", "s2rlsc (per-class labels)"), ("tsvm", "tsvm (per-class labels)")}
     tsvm = next(c.parameters for c in exp.configurations if c.method == "tsvm")
     assert len(tsvm["grid"]["C"]) == 21 and tsvm["grid"]["C_star_u"] == [0.01, 1.0, 100.0]
     s2 = next(c.parameters for c in exp.configurations if c.method == "s2rlsc")

@@ -91,7 +91,30 @@ def _take_covering(order, y, k, classes, what, func):
     return chosen, order[~taken[order]]
 
 
-def split(dataset, *, l, u=None, t=None, n_train=None, rng=None):
+def _take_per_class(order, y, k, classes, func):
+    """``k`` entries of ``order``, each class in its share of ``order`` (largest remainders, at least
+    one each), the first of each class in that order; returns (chosen, the rest in order)."""
+    counts = np.array([np.count_nonzero(y[order] == c) for c in classes])
+    share = k * counts / counts.sum()
+    take = np.maximum(np.floor(share).astype(np.int64), 1)
+    while take.sum() > k:                       # the forced ones overshot: trim the largest
+        take[np.argmax(take - share)] -= 1
+    for j in np.argsort(-(share - take), kind="stable")[: k - take.sum()]:
+        take[j] += 1
+    chosen = []
+    for c, m in zip(classes, take):
+        hits = order[y[order] == c]
+        if m > len(hits):
+            raise ValueError(f"{func}: class {c!r} has {len(hits)} training points, fewer than its {m} of the "
+                             "labelled set; use a larger data set or a smaller l.")
+        chosen.append(hits[:m])
+    chosen = np.concatenate(chosen).astype(np.int64)
+    taken = np.zeros(len(y), dtype=bool)
+    taken[chosen] = True
+    return order[taken[order]], order[~taken[order]]
+
+
+def split(dataset, *, l, u=None, t=None, n_train=None, stratify=False, rng=None):
     """Gieseke et al.'s protocol: shuffle, first half training, second half test.
 
     The rows are permuted with ``rng``; the first ``n_train`` (by default ``n // 2``) form the
@@ -115,6 +138,13 @@ def split(dataset, *, l, u=None, t=None, n_train=None, rng=None):
         Size of the training part, between 1 and ``n - 1``; None takes the first half,
         ``n // 2``. Gieseke et al.'s COIL(i, j) [l=14, u=101, t=29] splits its 144 points
         into 115 training and 29 test points (``n_train=115``).
+    stratify : bool, default=False
+        False: the labelled points are the first ``l`` of the shuffled training part (after one of
+        each class), so the classes' counts among them vary from split to split, as in the paper's
+        random partitions. True: each class gets its share of the ``l`` labelled points (its share of
+        the training part, rounded by largest remainders, at least one), the first of that class in
+        the shuffled order, and the unlabelled set the next ``u`` of the other training points; the
+        training and test parts are those of ``stratify=False`` with the same seed.
     rng : None, int or numpy.random.Generator, default=None
         Seed of the shuffle (stored in the result).
 
@@ -162,7 +192,12 @@ def split(dataset, *, l, u=None, t=None, n_train=None, rng=None):
     generator, seed = check_rng(rng)
     order = generator.permutation(n)
     train, test = order[:n_train], order[n_train:]
-    labeled, rest = _take_covering(train, y, l, classes, "labelled", func)
+    if not isinstance(stratify, (bool, np.bool_)):
+        raise TypeError(f"The 'stratify' parameter of {func} must be a bool. Got {stratify!r} instead.")
+    if stratify:
+        labeled, rest = _take_per_class(train, y, l, classes, func)
+    else:
+        labeled, rest = _take_covering(train, y, l, classes, "labelled", func)
     empty = np.empty(0, dtype=np.int64)
     return Split(labeled=labeled, unlabeled=rest[:u].astype(np.int64), validation=empty,
                  test=test[:t].astype(np.int64), protocol="gieseke", seed=seed)

@@ -48,7 +48,10 @@ TASK_KEYS = {
 #: the keys a task takes from the task of the same name in another experiment (``from``)
 SHARED_TASK_KEYS = ("dataset", "classes", "options", "protocol", "l", "u", "t", "n_train", "v", "folds", "repeats",
                     "fixed")
-METHOD_KEYS = {"name": str, "grid": dict, "fixed": dict, "tasks": list, "scenarios": list, "label": str}
+METHOD_KEYS = {"name": str, "grid": dict, "fixed": dict, "tasks": list, "scenarios": list, "label": str, "labels": str}
+#: which training points a method sees labelled (the notebook's ``labels`` parameter, Gieseke protocol):
+#: the paper's random partitions, each class its share of l, or all of them (a supervised reference)
+LABELS = ("drawn", "per-class", "all")
 #: an experiment that tests why a method misses the paper: the same cells by a variant of it (``by``)
 EXPLANATION_KEYS = {"method": str, "by": str, "hypothesis": str, "tasks": list, "results": str}
 PUBLISHED_KEYS = {"task": str, "method": str, "scenario": str, "mean": float, "sd": float, "source": str,
@@ -377,6 +380,9 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
                 if key not in method.valid_params:
                     raise ExperimentError(f"{path}: {where}.{part}.{key} is not a parameter of {name!r}. Valid "
                                           f"choices: {', '.join(method.valid_params)}.")
+        if "labels" in entry:
+            _one_of(path, f"{where}.labels = {entry['labels']!r} is not a way to draw the labelled points",
+                    entry["labels"], LABELS)
         for key in entry.get("grid", {}):
             if not isinstance(entry["grid"][key], list) or not entry["grid"][key]:
                 raise ExperimentError(f"{path}: {where}.grid.{key} must be a non-empty array of values.")
@@ -456,6 +462,12 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
                 }
                 if "label" in entry:  # only when set: the keys of unlabelled configurations stay as they were
                     parameters["label"] = entry["label"]
+                if entry.get("labels", "drawn") != "drawn":   # likewise
+                    if parameters["protocol"] != "gieseke":
+                        raise ExperimentError(f"{path}: the method {label!r} has labels = {entry['labels']!r}, "
+                                              f"which needs the gieseke protocol; the task {task_name!r} has "
+                                              f"{parameters['protocol']!r}.")
+                    parameters["labels"] = entry["labels"]
                 if "n_train" in task:  # likewise: the default (first half) leaves the keys unchanged
                     parameters["n_train"] = task["n_train"]
                 configurations.append(Configuration(parameters, task_name, label, scenario))
