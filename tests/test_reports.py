@@ -538,8 +538,17 @@ def test_gieseke2012_declares_both_scenarios_of_tables_2_and_3():
             assert s2["n_splits"] == 10 and s2["n_folds"] == 5
     published = {(e["task"].split(" [")[0], e["method"], e["scenario"]) for e in exp.published
                  if "not_attempted" not in e}
-    # "svc (no intercept)" is the explanation experiment beside LIBSVM's column: no published number
-    assert published == {k for k in configs if k[1] != "svc (no intercept)"}
+    # "svc (no intercept)" is the explanation experiment beside LIBSVM's column: no published number; so are
+    # the variants with per-class or all labelled points, each the same search as the method it explains
+    variants = {k for k in configs if "labels" in configs[k]}
+    assert {k[1] for k in variants} == {"svc (per-class labels)", "rlsc (all training labels)",
+                                        "s2rlsc (per-class labels)", "tsvm (per-class labels)"}
+    for task, label, scenario in variants:
+        twin = configs[(task, label.split(" (")[0], scenario)]
+        assert (configs[(task, label, scenario)]["grid"], configs[(task, label, scenario)]["fixed"]) == \
+            (twin["grid"], twin["fixed"])
+        assert configs[(task, label, scenario)]["labels"] == ("all" if "all training" in label else "per-class")
+    assert published == {k for k in configs if k[1] != "svc (no intercept)" and k not in variants}
     assert {k for k in configs if k[1] == "svc (no intercept)"} == {(t, "svc (no intercept)", s) for t, _, s in published}
     assert all(configs[k]["fixed"]["intercept"] is False for k in configs if k[1] == "svc (no intercept)")
     assert not [e for e in exp.published if "not_attempted" in e]       # UniverSVM's column: tsvm

@@ -227,12 +227,15 @@ def scorecard_markdown(card, tested=None) -> str:
                   _markdown(ratios), ""]
     misses = with_sd[with_sd["sd_distance"] > 1]
     if tested is not None and len(tested):
-        within = int((tested["variant_sd_distance"] <= 1).sum())
+        cell = ["paper", "table", "row", "method", "scenario", "column"]    # a cell may have several variants
+        n_tested = len(tested.drop_duplicates(cell))
+        within = len(tested[tested["variant_sd_distance"] <= 1].drop_duplicates(cell))
         lines += ["## Misses tested by an experiment", "",
-                  f"{len(misses)} cells are more than one published sd away; {len(tested)} of them are recomputed "
+                  f"{len(misses)} cells are more than one published sd away; {n_tested} of them are recomputed "
                   "by a variant that tests a stated explanation (declared as `explanations` in the experiment "
-                  f"file and run by the same `ssl-toolkit reproduce`), and the variant brings {within} of them "
-                  "within one sd. The explanations:", ""]
+                  "file and run by the same `ssl-toolkit reproduce`, or, for another implementation, read from "
+                  f"the per-split results it names), and a variant brings {within} of them within one sd. "
+                  "The explanations:", ""]
         for (method, variant), part in tested.groupby(["method", "variant"], sort=False):
             lines.append(f"- **{method} → {variant}** ({len(part)} cells, "
                          f"{int((part['variant_sd_distance'] <= 1).sum())} within one sd): {part['hypothesis'].iloc[0]}")
