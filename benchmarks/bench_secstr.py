@@ -2,7 +2,7 @@
 scikit-learn's ``LabelSpreading(kernel="knn")`` on the same splits and the exact-kernel LapSVM on a
 20 000-point subsample.
 
-    python benchmarks/bench_secstr.py [--labeled 100 1000 10000] [--splits 1] [--first 0] [--basis 1000]
+    python benchmarks/bench_secstr.py [--labeled 100 1000 10000] [--splits 10] [--first 0] [--basis 1000]
                                       [--no-low-rank] [--no-label-spreading] [--no-exact] [--csv FILE]
 
 Set 8 has 315 sparse binary features (15 amino-acid positions, one-hot over 21 codes) and two
@@ -17,18 +17,26 @@ neighbours). The exact model: the first 20 000 points of a seeded permutation (t
 points that fall in it labelled), ``dtype="float32"`` and the same settings.
 
 Printed per split: time end to end (data already loaded; the graph, kernel and solve included) and
-the error on the unlabelled points, for each method. Measured (2 cores, another job running,
-2026-11-25, split 0; pynndescent's one-off compilation, about 20-30 s, excluded by a warm-up; the
-majority class errs 42.8 %):
+the error on the unlabelled points, for each method; ``--csv`` appends them as tidy rows.
 
-    labels  low rank (r = 1000)       LabelSpreading(knn)   exact, 20 000 points   low rank, 20 000
-    100     45 s  48.5 %  (1 it.)     104 s  46.3 %         20 s  42.6 %           6 s  42.6 %
-    1000    31 s  35.8 %  (32 it.)    133 s  45.5 %         50 s  41.9 %          12 s  42.4 %
-    10000   71 s  29.3 %  (12 it.)    110 s  42.2 %         68 s  41.7 %          16 s  33.9 %
+Measured on all 10 published splits of each size (2026-11-25, 2 cores, one process per split index
+with pynndescent's compilation, 10-12 s, excluded by a warm-up; the rows are in
+``benchmarks/results/bench_secstr_splits.csv``; the majority class errs 42.8 %), mean ± sd:
 
-The low-rank fits' time is mostly the approximate neighbour search (22-61 s; kernel rows 8-15 s,
-solve under 1 s). The exact model on 20 000 points run to convergence errs 39.4 % at 10 000 labels
-(γ_A = 1e-6: the full expansion fits the labels too closely).
+    labels  low rank (r = 1000)                 LabelSpreading(knn)
+    100     21.0 ± 0.9 s  46.5 ± 5.5 %  (1 it.)    46.5 ± 3.3 s  47.2 ± 2.0 %
+    1000    21.2 ± 0.7 s  36.1 ± 0.9 %  (32 it.)   49.2 ± 4.1 s  45.9 ± 0.6 %
+    10000   21.4 ± 0.6 s  29.3 ± 0.1 %  (15 it.)   47.1 ± 2.5 s  42.3 ± 0.2 %
+
+The exact kernel on the 20 000-point subsample (float32; split 0 only: the subsample is fixed and only
+its labelled points change with the split) took 11.7 / 9.4 / 10.2 s at 42.3 / 42.9 / 39.6 %, the
+low-rank model on the same 20 000 points 3.5 / 3.5 / 4.3 s at 42.6 / 42.4 / 33.9 %. With 100 labels
+every method is at or below chance (the stability rule stops the low-rank PCG after its first check);
+from 1000 labels the low-rank model over all points is 10-13 points better than LabelSpreading. The
+low-rank fits' time is mostly the approximate neighbour search (14-17 s; kernel rows 6-7 s, solve
+under 0.5 s). Earlier (split 0, a loaded machine, the undirected-edge heat width and the two-level
+preconditioner at every n): low rank 45 / 31 / 71 s at 48.5 / 35.8 / 29.3 %, LabelSpreading 104 /
+133 / 110 s at 46.3 / 45.5 / 42.2 %, exact 20 / 50 / 68 s at 42.6 / 41.9 / 41.7 %.
 """
 from __future__ import annotations
 
