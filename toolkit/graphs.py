@@ -17,8 +17,8 @@ labelled and unlabelled points together. This module builds that graph and its L
 
 Edge weights are ``"binary"`` (1, the default), ``"heat"`` (``exp(-d² / (2 σ_G²))``, the width
 ``graph_sigma`` defaulting to the mean distance of the points' k-nearest-neighbour lists, as in
-Melacci & Belkin's experiments and LapSVMp) or ``"distance"`` (``d``). Inputs may be dense arrays or SciPy sparse matrices
-(``metric="cosine"`` is the usual choice for text).
+Melacci & Belkin's experiments and LapSVMp) or ``"distance"`` (``d``). Inputs may be dense arrays or
+SciPy sparse matrices (``metric="cosine"`` is the usual choice for text).
 """
 from __future__ import annotations
 

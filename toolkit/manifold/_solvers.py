@@ -728,9 +728,9 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
     preconditioner : {"auto", "two-level", "kernel"}, default="auto"
         PCG only. ``"auto"``: ``"two-level"`` from :data:`TWO_LEVEL_MIN_SAMPLES` = 2500 training
         points (or when ``n_coarse`` is given), ``"kernel"`` below, where the coarse set-up costs
-        more than it saves (the choice is recorded in ``params["preconditioner"]``). ``"kernel"``: the paper's ``P = diag(1, K)`` (Algorithm 1); its iteration count
-        grows with n (label information crosses the graph one neighbourhood per iteration) and
-        the rules' check period is the paper's ``√n / 2``. ``"two-level"``: ``P⁻¹ = diag(1, K)⁻¹ +
+        more than it saves (the choice is recorded in ``params["preconditioner"]``). ``"kernel"``:
+        the paper's ``P = diag(1, K)`` (Algorithm 1); its iteration count grows with n (label
+        information crosses the graph one neighbourhood per iteration) and the rules' check period is the paper's ``√n / 2``. ``"two-level"``: ``P⁻¹ = diag(1, K)⁻¹ +
         Z_c H_c⁻¹ Z_cᵀ``, the paper's preconditioner plus an exact solve on a coarse space of
         ``n_coarse`` Nyström directions (:class:`toolkit.manifold._lowrank.TwoLevel`), with the
         rules checking every ``√(k+1) / 2`` iterations (k the coarse rank). Measured on two

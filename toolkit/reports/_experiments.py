@@ -485,17 +485,19 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
         # relative to the project's root, whose rows of `method` are the variant's
         for key in ("method",) if "results" in entry else ("method", "by"):
             _one_of(path, f"{where}.{key} = {entry[key]!r} is not a method of this experiment", entry[key], labels)
+        entry = dict(entry)
         if "results" in entry:
-            results = path.resolve().parents[2] / entry["results"]
-            if not results.is_file():
+            root = path.resolve().parents[2]          # notebooks/experiments/NAME.toml -> the project's root
+            if not (root / entry["results"]).is_file():
                 raise ExperimentError(f"{path}: {where}.results = {entry['results']!r}: no such file under the "
-                                      f"project's root {path.resolve().parents[2]}.")
+                                      f"project's root {root}.")
             if entry["by"] in labels:
                 raise ExperimentError(f"{path}: {where}.by = {entry['by']!r} names a method of this experiment; "
                                       "results from elsewhere need a label of their own.")
+            entry["results"] = str(root / entry["results"])     # resolved once, here
         for task in entry.get("tasks", []):
             _one_of(path, f"{where}.tasks: {task!r} is not a task", task, task_names)
-        explanations.append(dict(entry))
+        explanations.append(entry)
     description = spec.get("description", "")
     if quick:   # the description states the full protocol: say what this run does instead
         ran = sorted({c.parameters["n_splits"] for c in configurations})

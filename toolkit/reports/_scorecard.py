@@ -283,7 +283,7 @@ def write_scorecard(output="reports", *, experiments=None):
                 sel = sel[sel["task"].isin(entry["tasks"])]
             variants.append(sel.assign(method=entry["by"], explains=entry["method"], hypothesis=entry["hypothesis"]))
             if "results" in entry:       # the variant ran elsewhere: its per-split rows, under the variant's label
-                outside = pd.read_csv(exp.path.resolve().parents[2] / entry["results"],
+                outside = pd.read_csv(entry["results"],        # resolved by load_experiment
                                       dtype={"task": str, "method": str, "scenario": str})
                 outside = outside[outside["method"] == entry["method"]].assign(method=entry["by"])
                 if entry.get("tasks"):
