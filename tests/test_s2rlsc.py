@@ -18,7 +18,7 @@ from toolkit.rls._operator import (diagonal_weights, nystrom_features, operator_
                                       operator_from_kernel)
 from toolkit.rls._reference import (best_valid_flip_gain, direct_objective, exhaustive_minimum, mmc_naive,
                                     s2rlsc_naive)
-from toolkit.rls._search import local_search
+from toolkit.rls._search import evolutionary_search, local_search
 from toolkit.rls import ConvergenceWarning
 
 
@@ -105,6 +105,37 @@ def test_nystrom_with_all_points_equals_exact():
     assert nys.objective == pytest.approx(exact.objective, rel=1e-7)
     np.testing.assert_allclose(nys.decision_function(Xu), exact.decision_function(Xu), rtol=1e-5, atol=1e-8)
     assert "Nystrom" in nys.params["operator"]
+
+
+@pytest.mark.parametrize("lowrank", [False, True])
+@pytest.mark.parametrize("mu, nu", [(5, 25), (3, 2), (1, 1), (6, 40)])
+def test_evolutionary_search_keeps_each_labelling_with_its_own_state(lowrank, mu, nu):
+    # the population is updated in place through a rank -> row map; a row mixed up with another
+    # would leave a state m = M y (or w = V^T y), a fitness or a count that belongs to another labelling
+    Xl, yl, Xu, _ = split(70, 6, 8, seed=3)
+    X = np.vstack([Xl, Xu])
+    d = diagonal_weights(8, 62, 1.0)
+    op = operator_from_features(X, d, 0.5, dense=not lowrank)
+    n, first = 70, 8
+    gen = np.random.default_rng(1)
+    Y = np.where(gen.random((mu, n)) < 0.5, 1.0, -1.0)
+    Y[:, :first] = np.where(yl > 0, 1.0, -1.0)
+    S = np.ascontiguousarray(np.stack([op.state(y) for y in Y]))
+    F = np.array([op.objective(y) for y in Y])
+    P = (Y[:, first:] > 0).sum(axis=1).astype(np.int64)
+    start = F.min()
+    history = np.empty(400 + 1)
+    gens, n_eval, n_acc, _ = evolutionary_search(Y, S, F, P, op.M, op.V, op.d2, op.diag, lowrank, first, 0.5,
+                                                 0.4, 1e-12, nu, 7, 400, 62, history)
+    assert n_acc > mu                                                   # the population did change
+    assert F[0] < start
+    assert np.all(np.diff(F) > -1e-10)           # rows in rank order, best first (a child wins by > tol)
+    for i in range(mu):
+        np.testing.assert_allclose(S[i], op.state(Y[i]), rtol=1e-9, atol=1e-9)
+        assert F[i] == pytest.approx(op.objective(Y[i]), rel=1e-9, abs=1e-12)
+        assert P[i] == int((Y[i, first:] > 0).sum())
+        np.testing.assert_array_equal(Y[i, :first], np.where(yl > 0, 1.0, -1.0))   # labels never flip
+    assert history[gens] == F[0]
 
 
 @pytest.mark.parametrize("search", ["1+1", "mu+nu"])

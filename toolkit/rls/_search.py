@@ -183,21 +183,26 @@ def evolutionary_search(Y, S, F, n_positive, M, V, d2, diag, lowrank, first, bal
     a child must beat a parent by more than ``tol``.  Stops after ``patience`` consecutive
     generations without a change of the population.
 
+    The population is ranked (best first) through a map from rank to storage row, so survivors
+    never move: a surviving child costs one O(n) flip of its state, in its parent's row when the
+    parent dies (its first such child), copied from the parent's row otherwise.  The rows are put
+    in rank order on return.
+
     Returns ``(n_generations, n_evaluations, n_accepted, converged)``; ``history`` receives the
     best F of the population before the first and after every generation.
     """
     mu, n = Y.shape
-    dim = S.shape[1]
     np.random.seed(seed)
     child_parent = np.empty(nu, dtype=np.int64)
     child_coord = np.empty(nu, dtype=np.int64)
     child_F = np.empty(nu)
     keys = np.empty(mu + nu)
     ranking = np.empty(mu, dtype=np.int64)
-    Y_new = np.empty((mu, n))
-    S_new = np.empty((mu, dim))
-    F_new = np.empty(mu)
-    P_new = np.empty(mu, dtype=np.int64)
+    row = np.arange(mu)                      # rank -> storage row
+    new_row = np.empty(mu, dtype=np.int64)
+    kept = np.empty(mu, dtype=np.bool_)      # storage row holds a surviving parent
+    claim = np.empty(mu, dtype=np.int64)     # storage row -> rank of the child flipped in place there
+    free = np.empty(mu, dtype=np.int64)
     n_eval = 0
     n_acc = 0
     generations = 0
@@ -208,17 +213,19 @@ def evolutionary_search(Y, S, F, n_positive, M, V, d2, diag, lowrank, first, bal
         n_children = 0
         for i in range(nu):                                   # Steps 5-9
             p = np.random.randint(mu)
-            j = _sample_valid_coordinate(Y[p], n_positive[p], first, balance, eps)
+            q = row[p]
+            j = _sample_valid_coordinate(Y[q], n_positive[q], first, balance, eps)
             if j < 0:
                 continue
-            delta = -4.0 * Y[p, j] * _coordinate_m(j, Y[p], S[p], V, d2, lowrank) + 4.0 * diag[j]
+            delta = -4.0 * Y[q, j] * _coordinate_m(j, Y[q], S[q], V, d2, lowrank) + 4.0 * diag[j]
             n_eval += 1
-            child_parent[n_children] = p
+            child_parent[n_children] = q
             child_coord[n_children] = j
-            child_F[n_children] = F[p] + delta
-            keys[mu + n_children] = F[p] + delta + tol       # a child must win by more than tol
+            child_F[n_children] = F[q] + delta
+            keys[mu + n_children] = F[q] + delta + tol       # a child must win by more than tol
             n_children += 1
-        keys[:mu] = F
+        for s in range(mu):
+            keys[s] = F[row[s]]
         _select_smallest(keys, mu + n_children, mu, ranking)            # Steps 10-11
         changed = False
         for s in range(mu):
@@ -226,29 +233,57 @@ def evolutionary_search(Y, S, F, n_positive, M, V, d2, diag, lowrank, first, bal
                 changed = True
                 break
         if changed:
+            kept[:] = False
+            claim[:] = -1
             for s in range(mu):
+                if ranking[s] < mu:
+                    kept[row[ranking[s]]] = True
+            for s in range(mu):                # a dying parent's row goes to its first surviving child
+                if ranking[s] >= mu:
+                    q = child_parent[ranking[s] - mu]
+                    if not kept[q] and claim[q] < 0:
+                        claim[q] = s
+            n_free = 0
+            for q in range(mu):                # rows nobody survives from: no child reads them
+                if not kept[q] and claim[q] < 0:
+                    free[n_free] = q
+                    n_free += 1
+            n_free = 0
+            for s in range(mu):                # copies first, while every parent row is intact
                 idx = ranking[s]
                 if idx < mu:
-                    Y_new[s] = Y[idx]
-                    S_new[s] = S[idx]
-                    F_new[s] = F[idx]
-                    P_new[s] = n_positive[idx]
-                else:
-                    n_acc += 1
+                    new_row[s] = row[idx]
+                    continue
+                n_acc += 1
+                c = idx - mu
+                q = child_parent[c]
+                if claim[q] == s:
+                    new_row[s] = q
+                    continue
+                t = free[n_free]
+                n_free += 1
+                j = child_coord[c]
+                y_j = Y[q, j]
+                Y[t] = Y[q]
+                S[t] = S[q]
+                _apply_flip(j, y_j, S[t], M, V, lowrank)
+                Y[t, j] = -y_j
+                F[t] = child_F[c]
+                n_positive[t] = n_positive[q] - 1 if y_j > 0 else n_positive[q] + 1
+                new_row[s] = t
+            for s in range(mu):                # then the flips in place
+                idx = ranking[s]
+                if idx >= mu:
                     c = idx - mu
-                    p = child_parent[c]
-                    j = child_coord[c]
-                    y_j = Y[p, j]
-                    Y_new[s] = Y[p]
-                    S_new[s] = S[p]
-                    _apply_flip(j, y_j, S_new[s], M, V, lowrank)
-                    Y_new[s, j] = -y_j
-                    F_new[s] = child_F[c]
-                    P_new[s] = n_positive[p] - 1 if y_j > 0 else n_positive[p] + 1
-            Y[:] = Y_new
-            S[:] = S_new
-            F[:] = F_new
-            n_positive[:] = P_new
+                    q = child_parent[c]
+                    if claim[q] == s:
+                        j = child_coord[c]
+                        y_j = Y[q, j]
+                        _apply_flip(j, y_j, S[q], M, V, lowrank)
+                        Y[q, j] = -y_j
+                        F[q] = child_F[c]
+                        n_positive[q] = n_positive[q] - 1 if y_j > 0 else n_positive[q] + 1
+            row[:] = new_row
             since_change = 0
         else:
             since_change += 1
@@ -257,4 +292,14 @@ def evolutionary_search(Y, S, F, n_positive, M, V, d2, diag, lowrank, first, bal
         if since_change >= patience:
             converged = True
             break
+    _rows_in_rank_order(Y, S, F, n_positive, row)
     return generations, n_eval, n_acc, converged
+
+
+@njit(cache=True)
+def _rows_in_rank_order(Y, S, F, n_positive, row):  # pragma: no cover - compiled
+    """Permute the population's storage rows into rank order (row ``s`` ← storage row ``row[s]``)."""
+    Y[:] = Y[row].copy()
+    S[:] = S[row].copy()
+    F[:] = F[row].copy()
+    n_positive[:] = n_positive[row].copy()
