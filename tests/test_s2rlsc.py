@@ -18,7 +18,7 @@ from toolkit.rls._operator import (diagonal_weights, nystrom_features, operator_
                                       operator_from_kernel)
 from toolkit.rls._reference import (best_valid_flip_gain, direct_objective, exhaustive_minimum, mmc_naive,
                                     s2rlsc_naive)
-from toolkit.rls._search import evolutionary_search, local_search
+from toolkit.rls._search import _select_smallest, evolutionary_search, local_search
 from toolkit.rls import ConvergenceWarning
 
 
@@ -105,6 +105,16 @@ def test_nystrom_with_all_points_equals_exact():
     assert nys.objective == pytest.approx(exact.objective, rel=1e-7)
     np.testing.assert_allclose(nys.decision_function(Xu), exact.decision_function(Xu), rtol=1e-5, atol=1e-8)
     assert "Nystrom" in nys.params["operator"]
+
+
+@given(st.lists(st.integers(0, 6), min_size=1, max_size=40), st.integers(1, 8))
+def test_select_smallest_is_a_stable_partial_sort(values, k):
+    # the EA's survivor selection: the k smallest keys, ties to the lower index (a parent beats an equal child)
+    keys = np.array(values, dtype=float)
+    k = min(k, keys.size)
+    out = np.empty(k, dtype=np.int64)
+    _select_smallest(keys, keys.size, k, out)
+    np.testing.assert_array_equal(out, np.argsort(keys, kind="stable")[:k])
 
 
 @pytest.mark.parametrize("lowrank", [False, True])

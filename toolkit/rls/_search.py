@@ -154,20 +154,21 @@ def _sample_valid_coordinate(y, n_positive, first, balance, eps):  # pragma: no 
 @njit(cache=True)
 def _select_smallest(keys, n_keys, k, out):  # pragma: no cover - compiled
     """Indices of the ``k`` smallest of ``keys[:n_keys]`` in increasing order, ties to the lower index
-    (parents come first, so a tie keeps the parent).  O(k · n_keys); here k = μ and n_keys ≤ μ + ν."""
-    for s in range(k):
-        best = -1
-        for i in range(n_keys):
-            taken = False
-            for t in range(s):
-                if out[t] == i:
-                    taken = True
-                    break
-            if taken:
-                continue
-            if best < 0 or keys[i] < keys[best]:
-                best = i
-        out[s] = best
+    (parents come first, so a tie keeps the parent).  One pass of insertion into the sorted ``out``:
+    O(n_keys) when few keys enter, O(k · n_keys) at worst; here k = μ and n_keys ≤ μ + ν."""
+    m = 0
+    for i in range(n_keys):
+        key = keys[i]
+        if m == k and not key < keys[out[k - 1]]:
+            continue
+        pos = m if m < k else k - 1
+        while pos > 0 and key < keys[out[pos - 1]]:     # strict: an equal key stays behind
+            if pos < k:
+                out[pos] = out[pos - 1]
+            pos -= 1
+        out[pos] = i
+        if m < k:
+            m += 1
 
 
 @njit(cache=True)
