@@ -173,6 +173,30 @@ def test_cached_kernel_reuses_matrices():
     assert k.hits == 1 and k.misses == 1 and K2[0, 0] == pytest.approx(1.0)
 
 
+def test_cached_kernel_hashes_a_frozen_array_once_and_a_writeable_one_every_time(monkeypatch):
+    import toolkit.selection._cache as cache
+
+    hashed = []
+    real = cache.hashlib.blake2b
+    monkeypatch.setattr(cache.hashlib, "blake2b", lambda **kw: hashed.append(1) or real(**kw))
+    rng = np.random.default_rng(1)
+    frozen = rng.normal(size=(20, 3))
+    frozen.setflags(write=False)
+    k = CachedKernel("rbf", sigma=1.0)
+    k(frozen), k(frozen), k(frozen)
+    assert len(hashed) == 1 and k.hits == 2
+    # writeable data, or a read-only view of it, may change between two calls: hashed each time,
+    # so a change in place is seen
+    base = rng.normal(size=(20, 3))
+    view = base[:]
+    view.setflags(write=False)
+    K1 = k(view)
+    base[0, 0] += 5.0
+    K2 = k(view)
+    assert len(hashed) == 3 and not np.allclose(K1, K2)
+    np.testing.assert_allclose(K2, CachedKernel("rbf", sigma=1.0)(base.copy()))
+
+
 def test_parallel_equals_serial(moons):
     X, y, split = moons
     kwargs = dict(grid={"lam": [1e-3, 1.0], "sigma_scale": [0.1, 0.3]}, fixed={"kernel": "rbf"}, n_folds=3, rng=0,

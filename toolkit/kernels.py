@@ -673,7 +673,8 @@ def stacked_training_kernel(X_labeled, X_unlabeled, func, *, kernel, sigma=None,
 
     With ``kernel="precomputed"`` the two inputs must be the rows ``(l, n)`` and ``(u, n)`` of the
     training kernel matrix (then ``X`` is that matrix, checked by :func:`training_kernel`);
-    otherwise they are points (dense or sparse) and ``K`` is computed.
+    otherwise they are points (dense or sparse) and ``K`` is computed. A dense ``X`` is returned
+    read-only.
     """
     import scipy.sparse as sp
 
@@ -681,6 +682,8 @@ def stacked_training_kernel(X_labeled, X_unlabeled, func, *, kernel, sigma=None,
     n = l + u
     sparse = sp.issparse(X_labeled) or sp.issparse(X_unlabeled)
     X = sp.vstack([X_labeled, X_unlabeled], format="csr") if sparse else np.vstack([X_labeled, X_unlabeled])
+    if not sparse:
+        X.setflags(write=False)     # the model's own copy, never written; a kernel cache hashes it once
     if kernel == "precomputed" and X.shape != (n, n):
         raise ValueError(f"{func}: with kernel='precomputed', 'X_labeled' and 'X_unlabeled' must be the rows of the "
                          f"({n}, {n}) training kernel matrix, of shapes ({l}, {n}) and ({u}, {n}) (columns: the "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import weakref
 from collections import OrderedDict
 from typing import Any, Mapping
 
@@ -17,9 +18,29 @@ import numpy as np
 __all__ = ["CachedKernel", "GraphCache", "kernel_for"]
 
 
+_DIGESTS: dict[int, tuple] = {}     # id of a frozen array -> (weak reference, digest)
+
+
+def _frozen(A) -> bool:
+    """Whether ``A`` is a dense array that nothing can write to: it and every array it views are
+    read-only (a read-only view of a writeable array is not frozen)."""
+    while isinstance(A, np.ndarray):
+        if A.flags.writeable:
+            return False
+        A = A.base
+    return A is None
+
+
 def _digest(A) -> str:
+    """A hash of ``A``'s bytes, shape and dtype (about a millisecond per megabyte); remembered for a
+    frozen array (see :func:`_frozen`), whose bytes cannot change while it lives."""
     import scipy.sparse as sp
 
+    frozen = _frozen(A)
+    if frozen:
+        known = _DIGESTS.get(id(A))
+        if known is not None and known[0]() is A:
+            return known[1]
     h = hashlib.blake2b(digest_size=16)
     if sp.issparse(A):
         A = A.tocsr()
@@ -29,7 +50,11 @@ def _digest(A) -> str:
         A = np.ascontiguousarray(A)
         h.update(A.tobytes())
     h.update(repr((getattr(A, "shape", None), str(getattr(A, "dtype", "")))).encode())
-    return h.hexdigest()
+    digest = h.hexdigest()
+    if frozen:
+        key = id(A)
+        _DIGESTS[key] = (weakref.ref(A, lambda _, key=key: _DIGESTS.pop(key, None)), digest)
+    return digest
 
 
 def _lookup(owner, key, build):
@@ -52,8 +77,9 @@ class CachedKernel:
 
     Passed as ``kernel=`` to a solver, it lets every λ of a grid reuse one kernel matrix per
     (kernel, σ): the solvers concatenate and slice their inputs freely, so the key is a hash of
-    the bytes of ``X`` and ``Z`` (about a millisecond per megabyte), not their identity. A copy is
-    returned so that a solver may modify its kernel in place.
+    the bytes of ``X`` and ``Z`` (about a millisecond per megabyte), not their identity; the hash
+    of a read-only array (select's training and evaluation points, a solver's stacked training
+    points) is computed once. A copy is returned so that a solver may modify its kernel in place.
 
     Parameters
     ----------

@@ -82,7 +82,12 @@ def _error(model, X, y) -> float:
 
 
 def _take(X, idx):
-    return X[idx]
+    """Rows ``idx`` of ``X``, read-only: select's copies are never written, and a frozen array's hash
+    (the kernel cache's key) is computed once."""
+    rows = X[idx]
+    if isinstance(rows, np.ndarray):
+        rows.setflags(write=False)
+    return rows
 
 
 #: Early-stopping rules that read a labelled validation set inside the solver (Melacci & Belkin §4.1).
@@ -105,12 +110,13 @@ def _run_job(method: Method, X, y, jobs_grid, fold, train_l, train_u, evals, kpa
     kernel = kernel_for(kparams, width)
     Xl, yl, Xu = _take(X, train_l), y[train_l], _take(X, train_u)
     rows = []
+    points = {metric: (_take(X, idx), y[idx]) for metric, idx in evals.items()}
 
     def emit(params, model, seconds):
         full = {**kparams, **params}
-        for metric, idx in evals.items():
+        for metric, (X_eval, y_eval) in points.items():
             rows.append({**base, "params": _params_key(full), "fold": fold, "metric": metric,
-                         "value": _error(model, _take(X, idx), y[idx]), "seconds": seconds, "seed": seed})
+                         "value": _error(model, X_eval, y_eval), "seconds": seconds, "seed": seed})
 
     path_values = None
     if method.fit_path is not None and method.path_param and all(method.path_param in p for p in jobs_grid):
