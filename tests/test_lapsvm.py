@@ -476,6 +476,63 @@ def test_multiclass_joint_pcg_equals_separate_binary_problems():
     assert np.mean(rl.predict(Xu) == yu) > 0.9 and np.mean(rd.predict(Xu) == yu) > 0.9
 
 
+@pytest.mark.parametrize("stop", ["stability", "validation", "mixed"])
+@pytest.mark.parametrize("solver", [lapsvm, laprlsc])
+def test_separate_one_vs_all_is_each_binary_pcg_with_its_own_rule(solver, stop):
+    # LapSVMp trains binary classifiers: each one-vs-all problem, with its own early-stopping rule on its
+    # own sign decisions and its validation targets (the class against the rest), is the binary run
+    Xl, yl, Xu, yu = blobs3(5)
+    rng = np.random.default_rng(2)
+    Xv = Xu[::7] + 0.3 * rng.normal(size=Xu[::7].shape)
+    yv = yu[::7]
+    kw = dict(sigma=1.0, gamma_A=1e-2, gamma_I=1.0, neighbors=5, method="pcg", stop=stop, preconditioner="kernel",
+              validation=(Xv, yv))
+    sep = solver(Xl, yl, Xu, one_vs_all="separate", y_unlabeled=yu, **kw)
+    assert sep.alpha.shape == (90, 3) and sep.params["one_vs_all"] == "separate"
+    counts = []
+    for c in range(3):
+        one = solver(Xl, np.where(yl == c, 1, -1), Xu, **{**kw, "validation": (Xv, np.where(yv == c, 1, -1))})
+        np.testing.assert_array_equal(sep.alpha[:, c], one.alpha)
+        assert sep.b[c] == one.b and sep.objective[c] == one.objective
+        counts.append(one.n_iter)
+    np.testing.assert_array_equal(sep.n_iter_per_problem, counts)
+    assert sep.n_iter == max(counts) and sep.n_iter_per_problem.shape == (3,)
+    h = sep.history
+    assert len(h["problem"]) == len(h["objective"]) == sum(counts) + 3 and set(h["check_problem"]) <= {0, 1, 2}
+    assert f"class {int(np.argmax(counts))}" in sep.message and sep.converged
+
+
+def test_separate_and_joint_one_vs_all_share_the_minimiser_and_report_per_problem_iterations():
+    Xl, yl, Xu, _ = blobs3(23)
+    kw = dict(sigma=1.0, gamma_A=1e-2, gamma_I=1.0, neighbors=5, stop=None, tol=1e-10)
+    joint = lapsvm(Xl, yl, Xu, **kw)
+    sep = lapsvm(Xl, yl, Xu, one_vs_all="separate", **kw)
+    np.testing.assert_allclose(sep.objective, joint.objective, rtol=1e-8)
+    np.testing.assert_array_equal(joint.n_iter_per_problem, [joint.n_iter] * 3)   # every problem moves each iteration
+    newton = lapsvm(Xl, yl, Xu, method="newton", **kw)
+    np.testing.assert_array_equal(newton.n_iter_per_problem, newton.history["newton_steps"])
+    binary = lapsvm(Xl[:4], np.where(yl[:4] == 0, 1, -1), Xu, **kw)
+    np.testing.assert_array_equal(binary.n_iter_per_problem, [binary.n_iter])
+    with pytest.raises(ValueError, match="'one_vs_all' parameter of lapsvm can be 'separate' for the exact model"):
+        lapsvm(Xl, yl, Xu, one_vs_all="separate", n_basis=20, **kw)
+    with pytest.raises(ValueError, match="'one_vs_all' parameter of laprlsc"):
+        laprlsc(Xl, yl, Xu, one_vs_all="each")
+
+
+def test_select_records_a_one_vs_all_models_iterations_per_binary_problem():
+    from toolkit.selection import select
+
+    Xl, yl, Xu, yu = blobs3(3)                      # Newton's steps per problem: 1, 2, 1
+    X, y = np.vstack([Xl, Xu]), np.r_[yl, yu]
+    split = {"labeled": np.arange(6), "unlabeled": np.arange(6, 60), "test": np.arange(60, 90)}
+    fixed = dict(kernel="rbf", sigma=1.0, neighbors=5, method="newton", gamma_A=1e-2, gamma_I=1.0)
+    sel = select("lapsvm", X, y, split, grid={}, fixed=fixed, scenario="test-set", rng=0, progress=False)
+    refit = sel.results[(sel.results["fold"].astype(str) == "refit") & (sel.results["metric"] == "n_iter")]
+    steps = lapsvm(Xl, yl, X[6:60], **{k: v for k, v in fixed.items() if k != "kernel"}).history["newton_steps"]
+    assert len(set(steps)) > 1
+    assert refit["value"].iloc[0] == pytest.approx(np.mean(steps)) and sel.refit_n_iter == steps.max()
+
+
 # ------------------------------------------------------------------------------ bad input
 @pytest.mark.parametrize("change, match", [
     (dict(neighbors=60), "'neighbors' parameter of lapsvm"),

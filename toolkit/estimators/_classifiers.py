@@ -184,7 +184,7 @@ _MANIFOLD_PARAMS = """
     ----------
     kernel, sigma, gamma_A, gamma_I, neighbors, degree, normalized, method, stop, validation, kernel_degree,
     coef0, weight, graph_sigma, metric, tol, max_iter, callback, rng, dtype, blas_threads, neighbor_search{extra},
-    n_basis, basis, preconditioner, n_coarse, scheduler, intercept
+    n_basis, basis, preconditioner, n_coarse, scheduler, intercept, one_vs_all
         As in :func:`toolkit.{function}`, except that ``validation = (X_validation, y_validation)`` holds
         labels coded like ``y`` (mapped to each binary problem here). ``dtype="float32"`` keeps
         ``X`` and the decision values in float32; ``n_basis=r`` fits the low-rank model over ``r``
@@ -212,6 +212,56 @@ class LapSVM(_Manifold):
                  weight="binary", graph_sigma=None, metric="euclidean", tol=1e-6, max_iter=None, callback=None,
                  rng=None, dtype="float64", blas_threads=1, neighbor_search="auto", line_search=True, n_basis=None,
                  basis="uniform", preconditioner="auto", n_coarse=None, scheduler=None, intercept=True,
+                 one_vs_all="joint", unlabeled=-1):
+        self.kernel = kernel
+        self.sigma = sigma
+        self.gamma_A = gamma_A
+        self.gamma_I = gamma_I
+        self.neighbors = neighbors
+        self.degree = degree
+        self.normalized = normalized
+        self.method = method
+        self.stop = stop
+        self.validation = validation
+        self.kernel_degree = kernel_degree
+        self.coef0 = coef0
+        self.weight = weight
+        self.graph_sigma = graph_sigma
+        self.metric = metric
+        self.tol = tol
+        self.max_iter = max_iter
+        self.callback = callback
+        self.rng = rng
+        self.dtype = dtype
+        self.blas_threads = blas_threads
+        self.neighbor_search = neighbor_search
+        self.n_basis = n_basis
+        self.basis = basis
+        self.preconditioner = preconditioner
+        self.n_coarse = n_coarse
+        self.scheduler = scheduler
+        self.intercept = intercept
+        self.one_vs_all = one_vs_all
+        self.line_search = line_search
+        self.unlabeled = unlabeled
+
+
+class LapRLSC(_Manifold):
+    __doc__ = """Laplacian regularised least squares (LapRLSC; Belkin, Niyogi & Sindhwani 2006).
+
+    Minimises ``Σ_{i≤l} (y_i − f(x_i))² + γ_A αᵀKα + γ_I αᵀK L K α`` (eq. 7 with the squared loss;
+    :func:`toolkit.laprlsc`), solved directly or by early-stopped PCG. More than two classes:
+    one-vs-rest.
+    """ + _CONVENTION + _MANIFOLD_PARAMS.format(extra="", function="laprlsc") + _FITTED.format(
+        result=":class:`~toolkit.manifold.LapSVMResult`", found="``predict`` of the fit")
+
+    _function = staticmethod(laprlsc)
+
+    def __init__(self, *, kernel="rbf", sigma=1.0, gamma_A=1e-6, gamma_I=1e-2, neighbors=6, degree=1,
+                 normalized=True, method="direct", stop=None, validation=None, kernel_degree=2, coef0=1.0,
+                 weight="binary", graph_sigma=None, metric="euclidean", tol=1e-6, max_iter=None, callback=None,
+                 rng=None, dtype="float64", blas_threads=1, neighbor_search="auto", n_basis=None, basis="uniform",
+                 preconditioner="auto", n_coarse=None, scheduler=None, intercept=True, one_vs_all="joint",
                  unlabeled=-1):
         self.kernel = kernel
         self.sigma = sigma
@@ -241,54 +291,7 @@ class LapSVM(_Manifold):
         self.n_coarse = n_coarse
         self.scheduler = scheduler
         self.intercept = intercept
-        self.line_search = line_search
-        self.unlabeled = unlabeled
-
-
-class LapRLSC(_Manifold):
-    __doc__ = """Laplacian regularised least squares (LapRLSC; Belkin, Niyogi & Sindhwani 2006).
-
-    Minimises ``Σ_{i≤l} (y_i − f(x_i))² + γ_A αᵀKα + γ_I αᵀK L K α`` (eq. 7 with the squared loss;
-    :func:`toolkit.laprlsc`), solved directly or by early-stopped PCG. More than two classes:
-    one-vs-rest.
-    """ + _CONVENTION + _MANIFOLD_PARAMS.format(extra="", function="laprlsc") + _FITTED.format(
-        result=":class:`~toolkit.manifold.LapSVMResult`", found="``predict`` of the fit")
-
-    _function = staticmethod(laprlsc)
-
-    def __init__(self, *, kernel="rbf", sigma=1.0, gamma_A=1e-6, gamma_I=1e-2, neighbors=6, degree=1,
-                 normalized=True, method="direct", stop=None, validation=None, kernel_degree=2, coef0=1.0,
-                 weight="binary", graph_sigma=None, metric="euclidean", tol=1e-6, max_iter=None, callback=None,
-                 rng=None, dtype="float64", blas_threads=1, neighbor_search="auto", n_basis=None, basis="uniform",
-                 preconditioner="auto", n_coarse=None, scheduler=None, intercept=True, unlabeled=-1):
-        self.kernel = kernel
-        self.sigma = sigma
-        self.gamma_A = gamma_A
-        self.gamma_I = gamma_I
-        self.neighbors = neighbors
-        self.degree = degree
-        self.normalized = normalized
-        self.method = method
-        self.stop = stop
-        self.validation = validation
-        self.kernel_degree = kernel_degree
-        self.coef0 = coef0
-        self.weight = weight
-        self.graph_sigma = graph_sigma
-        self.metric = metric
-        self.tol = tol
-        self.max_iter = max_iter
-        self.callback = callback
-        self.rng = rng
-        self.dtype = dtype
-        self.blas_threads = blas_threads
-        self.neighbor_search = neighbor_search
-        self.n_basis = n_basis
-        self.basis = basis
-        self.preconditioner = preconditioner
-        self.n_coarse = n_coarse
-        self.scheduler = scheduler
-        self.intercept = intercept
+        self.one_vs_all = one_vs_all
         self.unlabeled = unlabeled
 
 

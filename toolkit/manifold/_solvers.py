@@ -30,7 +30,7 @@ from scipy.sparse.linalg import LinearOperator
 
 from toolkit.manifold import _core as core
 from toolkit.manifold import _lowrank as lowrank
-from toolkit._contract import (BREAKDOWN, CONVERGED, MAX_ITER, ConvergenceWarning, ReadOnlyDict, is_converged, status_message,
+from toolkit._contract import (BREAKDOWN, CALLBACK, CONVERGED, EARLY_STOP, MAX_ITER, ConvergenceWarning, ReadOnlyDict, is_converged, status_message,
                                warn_not_converged)
 from toolkit._validation import (check_consistent_rows, check_features, check_kernel_matrix, check_labels,
                                  check_laplacian_matrix, check_matrix, check_option, check_rng, check_scalar)
@@ -54,6 +54,9 @@ PRECONDITIONERS = ("auto", "kernel", "two-level")
 #: 0.124 / 0.085, 4000 0.238 / 0.142; and on Melacci & Belkin's tasks (362 to 1455 points,
 #: benchmarks/bench_lapsvmp.py) the paper's preconditioner was the faster on every one.
 TWO_LEVEL_MIN_SAMPLES = 2500
+
+
+ONE_VS_ALL = ("joint", "separate")
 
 
 def _resolve_preconditioner(preconditioner, n_samples, n_coarse):
@@ -107,6 +110,10 @@ class LapSVMResult:
     message : str
     n_iter : int
         PCG iterations, or Newton steps (the largest over the one-vs-all problems).
+    n_iter_per_problem : ndarray of shape (n_problems,)
+        The iterations of each binary problem (one for two classes): Newton's steps per column,
+        PCG's per problem with ``one_vs_all="separate"``, and ``n_iter`` for each with the joint
+        PCG (which moves every problem at every iteration).
     n_line_search : int
         Total linear pieces examined by the exact line searches (§3.2.1).
     stop : StopEvent or None
@@ -120,7 +127,9 @@ class LapSVMResult:
         (if ``y_unlabeled`` was given) and ``check_error_V``. Newton, at each column start and
         after every step: ``objective`` (of the column), ``column``, ``step``,
         ``n_error_vectors``, ``lstsq`` (the step's system was solved by least squares), and
-        ``newton_steps`` per column. The direct solve and the dual: ``objective`` at the start
+        ``newton_steps`` per column. PCG with ``one_vs_all="separate"``: the arrays above, one
+        problem after the other, with ``problem`` (``check_problem``) the column of each row and
+        ``pcg_iterations`` per column. The direct solve and the dual: ``objective`` at the start
         (α = 0, b = 0) and at the solution.
     fallbacks : tuple of str
         Every numerical fallback the solver took, one sentence each (a singular Newton / eq. (14)
@@ -151,6 +160,13 @@ class LapSVMResult:
     params: Any
     X_train: Any = field(repr=False)
     fallbacks: tuple = ()
+
+    @property
+    def n_iter_per_problem(self):
+        for key in ("pcg_iterations", "newton_steps"):
+            if key in self.history:
+                return np.asarray(self.history[key])
+        return np.full(1 if np.ndim(self.b) == 0 else len(self.b), self.n_iter)
 
     # -------------------------------------------------------------- prediction
     def decision_function(self, X):
@@ -381,12 +397,51 @@ def _blas_limit(threads):
     return thread_pools().limit(limits=threads, user_api="blas")
 
 
+def _pcg_separately(K, L, Y, alpha0, b0, validation, unlabeled_truth, classes, solve, new_monitors):
+    """Each one-vs-all problem by its own PCG run, with its own early-stopping rule on its own sign
+    decisions (LapSVMp trains binary classifiers only; a multi-class problem is C of them).
+
+    Returns the raw dict of :func:`core.pcg` for the C columns together: ``n_iter`` the largest
+    count, ``history["pcg_iterations"]`` each problem's, the other history arrays one problem after
+    the other with ``history["problem"]`` (and ``check_problem``) naming the column of each row.
+    """
+    C = Y.shape[1]
+    runs = []
+    for c in range(C):
+        val_c = None if validation is None else (validation[0], np.where(validation[1] == c, 1, -1))
+        truth_c = None if unlabeled_truth is None else np.where(unlabeled_truth == c, 1, -1)
+        runs.append(core.pcg(K, L, Y[:, [c]], alpha0=None if alpha0 is None else alpha0[:, [c]],
+                             b0=None if b0 is None else b0[[c]], monitors=new_monitors(), validation=val_c,
+                             unlabeled_truth=truth_c, **solve))
+    severity = {BREAKDOWN: 4, MAX_ITER: 3, CALLBACK: 2, EARLY_STOP: 1, CONVERGED: 0}
+    k = max(range(C), key=lambda c: (severity.get(runs[c]["status"], 5), runs[c]["n_iter"]))
+    worst = runs[k]
+    history = {}
+    for key in runs[0]["history"]:
+        history[key] = np.concatenate([np.asarray(r["history"][key]) for r in runs])
+    history["problem"] = np.concatenate([np.full(len(r["history"]["objective"]), c) for c, r in enumerate(runs)])
+    history["check_problem"] = np.concatenate([np.full(len(r["history"]["check_iteration"]), c)
+                                               for c, r in enumerate(runs)])
+    history["pcg_iterations"] = np.array([r["n_iter"] for r in runs])
+    each = "; ".join(f"class {classes[c]}: {r['n_iter']} iterations" for c, r in enumerate(runs))
+    detail = f"{worst['detail']}, in the problem of class {classes[k]} (each of the {C} one-vs-all problems on its own: {each})"
+    return dict(alpha=np.hstack([r["alpha"] for r in runs]), b=np.concatenate([r["b"] for r in runs]),
+                objective=np.concatenate([r["objective"] for r in runs]),
+                f=np.hstack([r["f"] for r in runs]), n_iter=int(history["pcg_iterations"].max()),
+                n_line_search=sum(r["n_line_search"] for r in runs), status=worst["status"],
+                detail=detail,
+                stop_event=None, history=history,
+                n_kernel_products=sum(r["n_kernel_products"] for r in runs),
+                fallbacks=tuple(dict.fromkeys(f for r in runs for f in r["fallbacks"])), max_iter=runs[0]["max_iter"])
+
+
 def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, coef0,
          gamma_A, gamma_I, neighbors, degree, normalized, weight, graph_sigma, metric, method, stop, validation,
          y_unlabeled, tol, max_iter, x0, callback, rng, laplacian_matrix, dtype, blas_threads,
          neighbor_search, line_search=True, n_basis=None, basis="uniform", preconditioner="auto", n_coarse=None,
-         scheduler=None, intercept=True):
+         scheduler=None, intercept=True, one_vs_all="joint"):
     check_option(method, "method", func, ("newton", "pcg") if hinge else ("direct", "pcg"))
+    check_option(one_vs_all, "one_vs_all", func, ONE_VS_ALL)
     if not isinstance(line_search, (bool, np.bool_)):
         raise TypeError(f"The 'line_search' parameter of {func} must be a bool. Got {line_search!r} instead.")
     if not isinstance(intercept, (bool, np.bool_)):
@@ -420,6 +475,12 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
     n, C = X.shape[0], Y.shape[1]
     l = Y.shape[0]
     params.update(intercept=intercept)
+    if C > 1 and method == "pcg":
+        if one_vs_all == "separate" and n_basis is not None:
+            raise ValueError(f"The 'one_vs_all' parameter of {func} can be 'separate' for the exact model only; the "
+                             "low-rank model (n_basis) trains its one-vs-all problems jointly. Got "
+                             f"one_vs_all='separate' with n_basis={n_basis} instead.")
+        params.update(one_vs_all=one_vs_all)
     if n_basis is not None:
         return _fit_reduced(func, hinge, X, L, degrees, Y, classes, params, timings, method=method, stop=stop,
                             validation=validation, y_unlabeled=y_unlabeled, tol=tol, max_iter=max_iter, x0=x0,
@@ -457,11 +518,18 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
         # solve, O(n) updates) is small, and threaded small calls cost more than they save (n = 5000,
         # 2 threads: 34 ms per two-level iteration against 13 ms on one thread; now 5-7 ms)
         threads = _blas_threads() if blas_threads is None else blas_threads
+        solve = dict(gamma_A=params["gamma_A"], gamma_I=params["gamma_I"], hinge=hinge, tol=tol, max_iter=max_iter,
+                     callback=callback, dtype=K.dtype.type, coarse=coarse, intercept=intercept,
+                     product_threads=threads if threads > 1 else None)
         with _blas_limit(1 if threads > 1 else blas_threads):
-            raw = core.pcg(K, L, Y, gamma_A=params["gamma_A"], gamma_I=params["gamma_I"], hinge=hinge, tol=tol,
-                           max_iter=max_iter, alpha0=alpha0, b0=b0, monitors=monitors, callback=callback,
-                           validation=val, unlabeled_truth=y_u, dtype=K.dtype.type, coarse=coarse,
-                           intercept=intercept, product_threads=threads if threads > 1 else None)
+            if C > 1 and one_vs_all == "separate":
+                raw = _pcg_separately(K, L, Y, alpha0, b0, val, y_u, classes, solve,
+                                      lambda: [] if rule is None else [start_monitor(make_rule(stop, tol=tol, func=func),
+                                                                                   period_n, None if val is None else
+                                                                                   len(val[1]))])
+            else:
+                raw = core.pcg(K, L, Y, alpha0=alpha0, b0=b0, monitors=monitors, validation=val, unlabeled_truth=y_u,
+                               **solve)
         if coarse is not None and coarse.fallbacks:
             raw["fallbacks"] = tuple(raw.get("fallbacks", ())) + tuple(dict.fromkeys(coarse.fallbacks))
         fix = ", or use an early-stopping rule (stop='stability')"
@@ -584,7 +652,7 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
            tol=1e-6, max_iter=None, x0=None, callback=None, rng=None,
            laplacian_matrix=None, dtype="float64", blas_threads=1, neighbor_search="auto", line_search=True,
            n_basis=None, basis="uniform", preconditioner="auto", n_coarse=None, scheduler=None,
-           intercept=True):
+           intercept=True, one_vs_all="joint"):
     r"""Laplacian SVM with the squared hinge loss, trained in the primal.
 
     Minimises eq. (7) of Melacci & Belkin (2011) over ``α ∈ R^n`` and the unregularised bias ``b``:
@@ -753,6 +821,15 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
         alone): LapSVMp's default (``UseBias = 0``), and its only choice with the normalised
         Laplacian ("The current implementation does not support a normalized Laplacian when the
         UseBias options is turned on"), hence the setting of Melacci & Belkin's experiments.
+    one_vs_all : {"joint", "separate"}, default="joint"
+        How PCG trains more than two classes (the binary problems are the same either way):
+        ``"joint"`` runs all C one-vs-all problems in one iteration (one product ``K @ (n × C)``)
+        and the early-stopping rule reads the arg-max decisions; ``"separate"`` trains each
+        binary problem on its own, its rule reading that problem's sign decisions (its
+        validation targets: the class against the rest), as LapSVMp, a binary solver, trains a
+        multi-class task. ``n_iter`` is then the largest count and ``history["pcg_iterations"]``
+        holds each problem's; the callback sees every problem's iterations in turn (a stop it asks
+        for ends the problem it is reporting on). Exact model only.
 
     Returns
     -------
@@ -797,7 +874,7 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
                 max_iter=max_iter, x0=x0, callback=callback, rng=rng, laplacian_matrix=laplacian_matrix,
                 dtype=dtype, blas_threads=blas_threads, neighbor_search=neighbor_search, line_search=line_search,
                 n_basis=n_basis, basis=basis, preconditioner=preconditioner, n_coarse=n_coarse, scheduler=scheduler,
-                intercept=intercept)
+                intercept=intercept, one_vs_all=one_vs_all)
 
 
 def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_A=1e-6, gamma_I=1e-2,
@@ -805,7 +882,8 @@ def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma
             kernel_degree=2, coef0=1.0, weight="binary", graph_sigma=None, metric="euclidean", y_unlabeled=None,
             tol=1e-6, max_iter=None, x0=None, callback=None, rng=None,
             laplacian_matrix=None, dtype="float64", blas_threads=1, neighbor_search="auto", n_basis=None,
-            basis="uniform", preconditioner="auto", n_coarse=None, scheduler=None, intercept=True):
+            basis="uniform", preconditioner="auto", n_coarse=None, scheduler=None, intercept=True,
+            one_vs_all="joint"):
     r"""Laplacian Regularized Least Squares classifier (LapRLSC), Melacci & Belkin (2011) eq. (14).
 
     Minimises, over ``α`` and the unregularised bias ``b``,
@@ -851,7 +929,7 @@ def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma
                 max_iter=max_iter, x0=x0, callback=callback, rng=rng, laplacian_matrix=laplacian_matrix,
                 dtype=dtype, blas_threads=blas_threads, neighbor_search=neighbor_search, n_basis=n_basis,
                 basis=basis, preconditioner=preconditioner, n_coarse=n_coarse, scheduler=scheduler,
-                intercept=intercept)
+                intercept=intercept, one_vs_all=one_vs_all)
 
 
 def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_A=1e-6,

@@ -175,8 +175,10 @@ class Selection:
         Scenario label (``"test-set (non-realistic)"`` for the test-set scenario).
     method, seed, realistic
     refit_n_iter : int or None
-        The refitted solver's ``n_iter`` (PCG iterations, Newton steps, restarts, path events), also
-        in ``results`` as the refit's metric ``"n_iter"``; None for models without one.
+        The refitted solver's ``n_iter`` (PCG iterations, Newton steps, restarts, path events); None
+        for models without one. ``results`` holds it as the refit's metric ``"n_iter"``, for a
+        one-vs-all Laplacian model as the mean over its binary problems (``n_iter_per_problem``: the
+        count of one binary classifier, what LapSVMp, a binary solver, reports).
     """
 
     results: Any
@@ -475,7 +477,9 @@ def _refit_scores(model, X, y, idx, known_unlabeled):
     n_iter = getattr(model, "n_iter", None)
     if not isinstance(n_iter, (numbers.Integral, np.integer)):
         return extra, None
-    extra.append(("n_iter", int(n_iter)))       # iterations / restarts / events of the refit
+    # iterations / restarts / events of the refit; a one-vs-all model's per binary problem, averaged
+    per_problem = getattr(model, "n_iter_per_problem", None)
+    extra.append(("n_iter", float(np.mean(per_problem)) if per_problem is not None else int(n_iter)))
     return extra, int(n_iter)
 
 
