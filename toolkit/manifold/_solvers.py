@@ -513,7 +513,8 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
             period_n = coarse.T.shape[1] + 1
             params.update(n_coarse=r, coarse_rank=int(coarse.T.shape[1]))
         params.update(preconditioner=preconditioner)
-        monitors = [] if rule is None else [start_monitor(rule, period_n, None if val is None else len(val[1]))]
+        def new_monitors(rule):       # a rule keeps state: each (separately trained) problem starts its own
+            return [] if rule is None else [start_monitor(rule, period_n, None if val is None else len(val[1]))]
         # only the product by K is worth several BLAS threads: the rest of an iteration (the coarse
         # solve, O(n) updates) is small, and threaded small calls cost more than they save (n = 5000,
         # 2 threads: 34 ms per two-level iteration against 13 ms on one thread; now 5-7 ms)
@@ -524,12 +525,10 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
         with _blas_limit(1 if threads > 1 else blas_threads):
             if C > 1 and one_vs_all == "separate":
                 raw = _pcg_separately(K, L, Y, alpha0, b0, val, y_u, classes, solve,
-                                      lambda: [] if rule is None else [start_monitor(make_rule(stop, tol=tol, func=func),
-                                                                                   period_n, None if val is None else
-                                                                                   len(val[1]))])
+                                      lambda: new_monitors(make_rule(stop, tol=tol, func=func)))
             else:
-                raw = core.pcg(K, L, Y, alpha0=alpha0, b0=b0, monitors=monitors, validation=val, unlabeled_truth=y_u,
-                               **solve)
+                raw = core.pcg(K, L, Y, alpha0=alpha0, b0=b0, monitors=new_monitors(rule), validation=val,
+                               unlabeled_truth=y_u, **solve)
         if coarse is not None and coarse.fallbacks:
             raw["fallbacks"] = tuple(raw.get("fallbacks", ())) + tuple(dict.fromkeys(coarse.fallbacks))
         fix = ", or use an early-stopping rule (stop='stability')"

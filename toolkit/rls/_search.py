@@ -163,8 +163,7 @@ def _select_smallest(keys, n_keys, k, out):  # pragma: no cover - compiled
             continue
         pos = m if m < k else k - 1
         while pos > 0 and key < keys[out[pos - 1]]:     # strict: an equal key stays behind
-            if pos < k:
-                out[pos] = out[pos - 1]
+            out[pos] = out[pos - 1]
             pos -= 1
         out[pos] = i
         if m < k:
