@@ -46,6 +46,7 @@ _EXPORTS: dict[str, str] = {
     "SemiSupervisedKFold": "toolkit.selection",
     # the solver contract: one warning, one status table, the callback's argument
     "ConvergenceWarning": "toolkit._contract",
+    "DegenerateFitWarning": "toolkit._contract",
     "SOLVER_STATUS": "toolkit._contract",
     "IntermediateResult": "toolkit._contract",
 }

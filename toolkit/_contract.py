@@ -8,6 +8,9 @@ for its status and warning) follow one protocol, modelled on ``scipy.optimize``:
   ``result.message`` is its template filled with the numbers of the run;
 * one **warning**, :class:`ConvergenceWarning` (a ``UserWarning``), issued when a solver stops
   without reaching its goal (``max_iter``, a numerical breakdown), quoting the numbers and a remedy;
+* one warning for a fit that cannot be right although the solver converged,
+  :class:`DegenerateFitWarning` (a ``UserWarning``): one class predicted for every training row,
+  a kernel width below the nearest-neighbour distance; the message quotes the numbers and a remedy;
 * one **callback protocol**: ``callback(intermediate_result)`` once per iteration (PCG iteration,
   Newton step, restart of the search, breakpoint of a path) with an :class:`IntermediateResult`;
   raising ``StopIteration`` stops the solver cleanly with status 3 (:data:`CALLBACK`). An
@@ -25,7 +28,7 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["ConvergenceWarning", "SOLVER_STATUS", "StatusInfo", "CONVERGED", "EARLY_STOP", "MAX_ITER",
+__all__ = ["ConvergenceWarning", "DegenerateFitWarning", "SOLVER_STATUS", "StatusInfo", "CONVERGED", "EARLY_STOP", "MAX_ITER",
            "CALLBACK", "BREAKDOWN", "REQUESTED_END", "RESOLUTION_LIMIT", "status_message", "is_converged",
            "IntermediateResult", "ReadOnlyDict", "lazy", "RuleFired", "CallbackStop", "run_callback", "warn_not_converged"]
 
@@ -37,6 +40,18 @@ class ConvergenceWarning(UserWarning):
     ``toolkit.rls.ConvergenceWarning`` and ``toolkit.manifold.ConvergenceWarning``. The message
     quotes the numbers of the run and suggests a remedy; the result says the same in ``status``
     and ``message``.
+    """
+
+
+class DegenerateFitWarning(UserWarning):
+    """A fit that converged but cannot be right: one class for every labelled and unlabelled row,
+    or an RBF width below the typical nearest-neighbour distance (a kernel close to the identity).
+
+    Issued by :func:`toolkit.lapsvm` / :func:`toolkit.laprlsc` (and so by their estimators), also
+    available as ``toolkit.DegenerateFitWarning``; the message quotes the numbers and a remedy
+    (``sigma="scale"``, smaller weights, or the cross-validated estimators). Model selection does
+    not issue it for the candidates it tries (their cross-validated error records a poor fit); the
+    refit of the chosen parameters does.
     """
 
 

@@ -298,7 +298,7 @@ def _fit_tsvm(Xl, yl, Xu, *, kernel, rng, C=1.0, C_star_u=1.0, **params):
 
 
 #: The graph of the Laplacian methods and its defaults: those of :func:`toolkit.lapsvm`.
-GRAPH_PARAMS = {"neighbors": 6, "degree": 1, "normalized": True, "weight": "binary", "graph_sigma": None,
+GRAPH_PARAMS = {"neighbors": 10, "degree": 2, "normalized": True, "weight": "heat", "graph_sigma": None,
                 "metric": "euclidean"}
 
 

@@ -30,7 +30,8 @@ from scipy.sparse.linalg import LinearOperator
 
 from toolkit.manifold import _core as core
 from toolkit.manifold import _lowrank as lowrank
-from toolkit._contract import (BREAKDOWN, CALLBACK, CONVERGED, EARLY_STOP, MAX_ITER, ConvergenceWarning, ReadOnlyDict, is_converged, status_message,
+from toolkit._contract import (BREAKDOWN, CALLBACK, CONVERGED, EARLY_STOP, MAX_ITER, ConvergenceWarning,
+                               DegenerateFitWarning, ReadOnlyDict, is_converged, status_message,
                                warn_not_converged)
 from toolkit._validation import (check_consistent_rows, check_features, check_kernel_matrix, check_labels,
                                  check_laplacian_matrix, check_matrix, check_option, check_rng, check_scalar)
@@ -38,7 +39,7 @@ from toolkit.early_stopping import StopEvent, make_rule, start_monitor, Validati
 from toolkit.graphs import (KNN_TREE_MAX_FEATURES, NEIGHBOR_SEARCHES, METRICS, POWER_MAX_DENSITY, WEIGHTS,
                             choose_neighbor_search, graph_laplacian, iterated_laplacian, knn_graph,
                             knn_graph_from_kernel)
-from toolkit.kernels import (KERNELS, _blas_threads, check_dtype, cross_kernel, kernel_matrix,
+from toolkit.kernels import (KERNELS, _blas_threads, check_dtype, cross_kernel, kernel_matrix, scale_width,
                              stacked_training_kernel, thread_pools)
 
 __all__ = ["lapsvm", "laprlsc", "lapsvm_dual", "LapSVMResult", "ConvergenceWarning"]
@@ -251,7 +252,14 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
     check_option(neighbor_search, "neighbor_search", func, NEIGHBOR_SEARCHES + ("kernel",))
     if not callable(kernel):
         check_option(kernel, "kernel", func, KERNELS)
+    sigma_rule = None
     if kernel == "rbf":
+        if isinstance(sigma, str):
+            check_option(sigma, "sigma", func, SIGMA_RULES)
+            sigma_rule = sigma
+            X_all = sp.vstack([X_l, X_u], format="csr") if sp.issparse(X_l) or sp.issparse(X_u) else np.vstack([X_l, X_u])
+            sigma = scale_width(X_all)
+            del X_all
         sigma = check_scalar(sigma, "sigma", func, low=0.0, low_closed=False)
     kernel_degree = check_scalar(kernel_degree, "kernel_degree", func, kind=numbers.Integral, low=1)
     dtype = check_dtype(dtype, func)
@@ -305,11 +313,75 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
         Y = np.where(y_idx == 1, 1.0, -1.0)[:, None]
     else:
         Y = np.where(y_idx[:, None] == np.arange(len(classes))[None, :], 1.0, -1.0)
-    params = dict(kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0,
+    if K is not None and kernel == "rbf":
+        _warn_narrow_width(K, sigma, func)
+    params = dict(kernel=kernel, sigma=sigma, sigma_rule=sigma_rule, kernel_degree=kernel_degree, coef0=coef0,
                   gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, degree=degree,
                   normalized=bool(normalized), weight=weight, graph_sigma=graph_sigma, metric=metric, n_labeled=l,
                   n_unlabeled=u, dtype=np.dtype(dtype).name, neighbor_search=searched)
     return X, K, L, Y, classes, degrees, params, {"kernel": t_kernel, "graph": t_graph}
+
+
+#: ``sigma="scale"``: the RBF width read off the training rows by :func:`toolkit.kernels.scale_width`.
+SIGMA_RULES = ("scale",)
+#: The width check reads this many rows of K (evenly spaced): O(rows × n), a fraction of one PCG iteration.
+WIDTH_CHECK_ROWS = 200
+
+
+def _warn_narrow_width(K, sigma, func):
+    """Warn when the RBF width lies below the typical nearest-neighbour distance.
+
+    Then ``k(x, x') = exp(-d² / (2σ²))`` is below ``exp(-1/2)`` for the nearest other row of most
+    rows, K is close to the identity and the classifier is close to 0 away from the labelled rows
+    (predicting one class). Read off K itself: the largest off-diagonal entry of a row is its
+    nearest neighbour's kernel value, ``d_nn = σ sqrt(-2 log k_max)``; the median over
+    :data:`WIDTH_CHECK_ROWS` evenly spaced rows is compared with σ.
+    """
+    n = K.shape[0]
+    if n < 3:
+        return
+    rows = np.unique(np.linspace(0, n - 1, min(n, WIDTH_CHECK_ROWS)).astype(np.int64))
+    block = np.array(K[rows], dtype=np.float64)
+    block[np.arange(rows.size), rows] = -np.inf
+    nearest = np.max(block, axis=1)
+    k_typical = float(np.median(nearest))
+    if k_typical >= np.exp(-0.5):
+        return
+    with np.errstate(divide="ignore"):
+        d_nn = float(sigma * np.sqrt(-2.0 * np.log(k_typical))) if k_typical > 0 else float("inf")
+    warnings.warn(
+        f"{func}: the RBF width sigma={sigma:.4g} is below the typical distance between a row and its nearest "
+        f"neighbour ({d_nn:.4g}, the median over {rows.size} rows): the kernel is close to the identity "
+        f"(median nearest-neighbour kernel value {k_typical:.3g}) and the fit is likely to predict one class away "
+        "from the labelled rows. Use sigma='scale' (the median distance between rows), or choose sigma by "
+        "cross-validation (toolkit.estimators.LapSVMCV / LapRLSCCV).", DegenerateFitWarning, stacklevel=5)
+
+
+def _warn_one_class(result, K, func):
+    """Warn when the fit assigns one class to every training row, labelled and unlabelled alike.
+
+    Such a fit cannot be right (the labelled rows hold at least two classes); the usual causes are
+    a kernel width far from the data's scale or weights that flatten ``f``.
+    """
+    F = K @ np.asarray(result.alpha, dtype=K.dtype) + np.asarray(result.b, dtype=K.dtype)
+    if not np.all(np.isfinite(F)):
+        return
+    found = np.where(F > 0, 1, 0) if F.ndim == 1 else np.argmax(F, axis=1)
+    if np.unique(found).size > 1:
+        return
+    p = result.params
+    width = f"sigma={p['sigma']:.4g}" + (f" (sigma='{p['sigma_rule']}')" if p.get("sigma_rule") else "") \
+        if p["kernel"] == "rbf" else f"kernel={p['kernel']!r}"
+    label = result.classes[int(found[0])]
+    label = label.item() if isinstance(label, np.generic) else label
+    remedy = "smaller gamma_A / gamma_I" if p.get("sigma_rule") or p["kernel"] != "rbf" else \
+        "sigma='scale' (half the median distance between rows), smaller gamma_A / gamma_I"
+    warnings.warn(
+        f"{func} predicts one class ({label!r}) for all {F.shape[0]} training rows, labelled "
+        f"and unlabelled, although the labelled rows hold {len(result.classes)} classes; |f| <= "
+        f"{float(np.max(np.abs(F))):.3g}, with {width}, gamma_A={p['gamma_A']:g}, gamma_I={p['gamma_I']:g}. "
+        f"Such a fit cannot be right: try {remedy}, or choose them by cross-validation "
+        "(toolkit.estimators.LapSVMCV / LapRLSCCV).", DegenerateFitWarning, stacklevel=4)
 
 
 def _initial(x0, n, C, func):
@@ -543,8 +615,10 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
             params.update(line_search=bool(line_search))
         fix = ""
     t_solve = time.perf_counter() - t0
-    return _finish(raw, func=func, method=method, loss="squared_hinge" if hinge else "squared",
-                   classes=classes, params=params, X=X, timings=timings, t_solve=t_solve, warn_fix=fix)
+    result = _finish(raw, func=func, method=method, loss="squared_hinge" if hinge else "squared",
+                     classes=classes, params=params, X=X, timings=timings, t_solve=t_solve, warn_fix=fix)
+    _warn_one_class(result, K, func)
+    return result
 
 
 def _fit_reduced(func, hinge, X, L, degrees, Y, classes, params, timings, *, method, stop, validation, y_unlabeled,
@@ -645,9 +719,9 @@ def _fit_reduced(func, hinge, X, L, degrees, Y, classes, params, timings, *, met
 
 
 # ------------------------------------------------------------------------------ public API
-def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_A=1e-6, gamma_I=1e-2,
-           neighbors=6, degree=1, normalized=True, method="pcg", stop="stability", validation=None,
-           kernel_degree=2, coef0=1.0, weight="binary", graph_sigma=None, metric="euclidean", y_unlabeled=None,
+def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma="scale", gamma_A=1e-6, gamma_I=0.1,
+           neighbors=10, degree=2, normalized=True, method="pcg", stop="stability", validation=None,
+           kernel_degree=2, coef0=1.0, weight="heat", graph_sigma=None, metric="euclidean", y_unlabeled=None,
            tol=1e-6, max_iter=None, x0=None, callback=None, rng=None,
            laplacian_matrix=None, dtype="float64", blas_threads=1, neighbor_search="auto", line_search=True,
            n_basis=None, basis="uniform", preconditioner="auto", n_coarse=None, scheduler=None,
@@ -679,15 +753,18 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
         the kernel's feature-space distances (:func:`toolkit.graphs.knn_graph_from_kernel`) unless
         ``laplacian_matrix`` is given, and new points (``predict``, ``validation``) are given by
         their kernel rows against the ``n`` training points.
-    sigma : float, default=1.0
-        RBF width, ``k(x, z) = exp(-||x - z||² / (2 σ²))``.
+    sigma : float or "scale", default="scale"
+        RBF width, ``k(x, z) = exp(-||x - z||² / (2 σ²))``. ``"scale"``: read off the training
+        rows, half the median distance between two of them (:func:`toolkit.kernels.scale_width`,
+        scikit-learn's ``gamma="scale"``); the value used is ``result.params["sigma"]`` and the rule
+        ``result.params["sigma_rule"]``.
     gamma_A : float, default=1e-6
         Weight γ_A >= 0 of the ambient norm ``αᵀKα``.
-    gamma_I : float, default=1e-2
+    gamma_I : float, default=0.1
         Weight γ_I >= 0 of the intrinsic norm ``fᵀ L^p f``.
-    neighbors : int, default=6
+    neighbors : int, default=10
         ``k`` of the symmetrised kNN graph (:func:`toolkit.graphs.knn_graph`), ``1 <= k < n``.
-    degree : int, default=1
+    degree : int, default=2
         The power ``p`` of the iterated graph Laplacian ``L^p`` (Melacci & Belkin's "degree" of the
         Laplacian, Table 9; LapSVMp's ``LaplacianDegree``), as everywhere in the toolkit. **Not** the
         polynomial kernel's degree, which is ``kernel_degree`` everywhere.
@@ -710,9 +787,9 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
         Degree of the polynomial kernel (``kernel="polynomial"``).
     coef0 : float, default=1.0
         Constant of the polynomial kernel.
-    weight : {"binary", "heat", "distance"}, default="binary"
-        Graph edge weights (:func:`toolkit.graphs.knn_graph`); Melacci & Belkin's experiments use
-        the heat weights ``exp(-d² / (2 σ_G²))`` (declared in ``melacci2011.toml``).
+    weight : {"heat", "binary", "distance"}, default="heat"
+        Graph edge weights (:func:`toolkit.graphs.knn_graph`): the heat weights
+        ``exp(-d² / (2 σ_G²))`` of Melacci & Belkin's experiments and LapSVMp, or 1 on every edge.
     graph_sigma : float, default=None
         Width σ_G of the heat weights; ``None``: the mean distance of the points' kNN lists before
         symmetrisation (LapSVMp's default, see :func:`toolkit.graphs.knn_graph`).
@@ -847,6 +924,15 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
     listed in ``fallbacks`` (and ``history["lstsq"]``). Early-stopped PCG solutions are approximate by
     design; the objective and the stopping rule that fired are in the result.
 
+    **The defaults** (``sigma="scale"``, heat weights, ``gamma_A=1e-6``, ``gamma_I=0.1``,
+    ``neighbors=10``, ``degree=2``) are a measurement, not the paper's per-data-set values: the
+    setting of smallest mean error over eight benchmark tasks (USPS(2,5) and G50C with 20 and 50
+    labels, SSL-book sets 2, 3, 6 and 7 with 100, ``load_digits`` with 5 per class) among 96,
+    ``benchmarks/bench_defaults.py --defaults``. They are a starting point; the cross-validated
+    :class:`toolkit.estimators.LapSVMCV` chooses them per data set. A fit that cannot be right
+    (one class for every training row, or ``sigma`` below the typical nearest-neighbour distance)
+    issues a :class:`toolkit.DegenerateFitWarning` quoting the numbers and a remedy.
+
     References
     ----------
     S. Melacci and M. Belkin. Laplacian Support Vector Machines Trained in the Primal. JMLR 12,
@@ -876,9 +962,9 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_
                 intercept=intercept, one_vs_all=one_vs_all)
 
 
-def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_A=1e-6, gamma_I=1e-2,
-            neighbors=6, degree=1, normalized=True, method="direct", stop=None, validation=None,
-            kernel_degree=2, coef0=1.0, weight="binary", graph_sigma=None, metric="euclidean", y_unlabeled=None,
+def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma="scale", gamma_A=1e-6, gamma_I=0.1,
+            neighbors=10, degree=2, normalized=True, method="direct", stop=None, validation=None,
+            kernel_degree=2, coef0=1.0, weight="heat", graph_sigma=None, metric="euclidean", y_unlabeled=None,
             tol=1e-6, max_iter=None, x0=None, callback=None, rng=None,
             laplacian_matrix=None, dtype="float64", blas_threads=1, neighbor_search="auto", n_basis=None,
             basis="uniform", preconditioner="auto", n_coarse=None, scheduler=None, intercept=True,
@@ -931,9 +1017,9 @@ def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma
                 intercept=intercept, one_vs_all=one_vs_all)
 
 
-def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, gamma_A=1e-6,
-                gamma_I=1e-2, neighbors=6, degree=1, normalized=True, kernel_degree=2, coef0=1.0,
-                weight="binary", graph_sigma=None, metric="euclidean", tol=1e-3, max_iter=None, x0=None, callback=None,
+def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma="scale", gamma_A=1e-6,
+                gamma_I=0.1, neighbors=10, degree=2, normalized=True, kernel_degree=2, coef0=1.0,
+                weight="heat", graph_sigma=None, metric="euclidean", tol=1e-3, max_iter=None, x0=None, callback=None,
                 rng=None, laplacian_matrix=None, neighbor_search="auto"):
     r"""The original hinge-loss Laplacian SVM, solved through its dual (Belkin et al. 2006).
 
@@ -948,7 +1034,7 @@ def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=1.0, g
     scikit-learn's :class:`~sklearn.svm.SVC` on the precomputed ``G`` with ``C = 1``, and
     ``α = (2γ_A I + 2γ_I L^p K)⁻¹ J_Lᵀ Y β`` (eq. 5), ``b`` = the SVC intercept.
 
-    Parameters are those of :func:`lapsvm` (``tol`` and ``max_iter`` are passed to SVC; ``x0``
+    Parameters and their defaults are those of :func:`lapsvm` (``tol`` and ``max_iter`` are passed to SVC; ``x0``
     and ``callback`` are not supported by SVC and must be None). Requires ``gamma_A > 0``.
     SVC's warnings reach the caller; when libsvm stops at ``max_iter`` the result has status 2
     and a :class:`~toolkit.ConvergenceWarning` says so (SVC's own ``ConvergenceWarning`` is

@@ -10,11 +10,13 @@ import itertools
 import json
 import numbers
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from toolkit._contract import DegenerateFitWarning
 from toolkit._cv import one_standard_error, stratified_folds
 from toolkit._methods import KERNEL_PARAMS, METHODS, Method, _pos_neg, get_method
 from toolkit._validation import (check_consistent_rows, check_disjoint, check_indices, check_matrix, check_option,
@@ -106,7 +108,18 @@ def _solver_extras(method: Method, params, X, y, graphs, validation):
 
 def _run_job(method: Method, X, y, jobs_grid, fold, train_l, train_u, evals, kparams, width, seed, base,
              warm_start=True, graphs=None, validation=None):
-    """Fit every non-kernel parameter combination of one (kernel, fold) job; return tidy rows."""
+    """Fit every non-kernel parameter combination of one (kernel, fold) job; return tidy rows.
+
+    A candidate that predicts one class everywhere (:class:`toolkit.DegenerateFitWarning`) is
+    scored like any other, its error records the poor fit: the warning is kept for the refit."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateFitWarning)
+        return _run_job_fits(method, X, y, jobs_grid, fold, train_l, train_u, evals, kparams, width, seed, base,
+                             warm_start=warm_start, graphs=graphs, validation=validation)
+
+
+def _run_job_fits(method: Method, X, y, jobs_grid, fold, train_l, train_u, evals, kparams, width, seed, base,
+                  warm_start=True, graphs=None, validation=None):
     kernel = kernel_for(kparams, width)
     Xl, yl, Xu = _take(X, train_l), y[train_l], _take(X, train_u)
     rows = []

@@ -1,0 +1,222 @@
+"""Defaults read off the data, the warnings of fits that cannot be right, the cross-validated estimators.
+
+References: the width is checked against SciPy's pairwise distances (brute force), the CV
+estimators' fold errors against scikit-learn's ``GridSearchCV`` with the toolkit's splitter and
+the plain estimator, fold by fold; the defaults against the signatures of the functions.
+"""
+from __future__ import annotations
+
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import pdist
+from sklearn.datasets import make_blobs, make_moons
+from sklearn.model_selection import GridSearchCV
+
+import toolkit
+from toolkit import DegenerateFitWarning, laprlsc, lapsvm
+from toolkit.estimators import LapRLSC, LapRLSCCV, LapSVM, LapSVMCV, S2RLSCCV
+from toolkit.kernels import MEDIAN_SAMPLE, scale_width
+from toolkit.selection import SemiSupervisedKFold
+
+
+def _moons(n=200, labels=4, seed=0):
+    X, y_true = make_moons(n, noise=0.08, random_state=seed)
+    y = np.full(n, np.nan)
+    rng = np.random.default_rng(seed)
+    for c in (0, 1):
+        y[rng.choice(np.flatnonzero(y_true == c), labels, replace=False)] = c
+    return X, y, y_true
+
+
+# ----------------------------------------------------------------------------- sigma="scale"
+def test_scale_width_is_half_the_median_pairwise_distance():
+    X = np.random.default_rng(0).normal(size=(300, 7))
+    assert scale_width(X) == pytest.approx(np.median(pdist(X)) / 2, rel=1e-9)
+
+
+def test_scale_width_samples_a_fixed_subset_beyond_median_sample():
+    X = np.random.default_rng(1).normal(size=(MEDIAN_SAMPLE + 500, 3))
+    rows = np.sort(np.random.default_rng(0).choice(X.shape[0], MEDIAN_SAMPLE, replace=False))
+    assert scale_width(X) == pytest.approx(np.median(pdist(X[rows])) / 2, rel=1e-9)
+    assert scale_width(X) == scale_width(X.copy())
+
+
+def test_scale_width_refuses_what_gives_no_width():
+    with pytest.raises(ValueError, match="at least 2 rows"):
+        scale_width(np.ones((1, 3)))
+    with pytest.raises(ValueError, match="median distance of 0"):
+        scale_width(np.r_[np.zeros((10, 2)), np.ones((1, 2))])
+
+
+@pytest.mark.parametrize("func", [lapsvm, laprlsc])
+def test_sigma_scale_is_resolved_from_the_training_rows_and_recorded(func):
+    X, y, _ = _moons()
+    lab = ~np.isnan(y)
+    fit = func(X[lab], y[lab], X[~lab])
+    assert fit.params["sigma_rule"] == "scale"
+    assert fit.params["sigma"] == pytest.approx(np.median(pdist(np.vstack([X[lab], X[~lab]]))) / 2, rel=1e-9)
+    explicit = func(X[lab], y[lab], X[~lab], sigma=fit.params["sigma"])
+    assert explicit.params["sigma_rule"] is None
+    np.testing.assert_allclose(explicit.decision_function(X), fit.decision_function(X), rtol=0, atol=1e-12)
+
+
+def test_sigma_rule_must_be_known():
+    X, y, _ = _moons()
+    lab = ~np.isnan(y)
+    with pytest.raises(ValueError, match="'sigma'.*'scale'"):
+        lapsvm(X[lab], y[lab], X[~lab], sigma="median")
+
+
+# ----------------------------------------------------------------------------- the defaults
+@pytest.mark.parametrize("func, estimator", [(lapsvm, LapSVM), (laprlsc, LapRLSC)])
+def test_estimator_defaults_equal_the_functions(func, estimator):
+    function = inspect.signature(func).parameters
+    for name, parameter in inspect.signature(estimator).parameters.items():
+        if name in function:
+            assert parameter.default == function[name].default, name
+
+
+def test_the_registry_graph_defaults_are_the_functions():
+    from toolkit._methods import GRAPH_PARAMS
+
+    function = inspect.signature(lapsvm).parameters
+    for name, value in GRAPH_PARAMS.items():
+        assert function[name].default == value, name
+
+
+def test_defaults_separate_pixel_data_where_a_unit_width_warns():
+    """The failure this issue names: sigma=1 on 64-dimensional pixel data makes K close to the identity."""
+    from sklearn.datasets import load_digits
+
+    digits = load_digits()
+    keep = np.isin(digits.target, (3, 8))
+    X, truth = digits.data[keep], digits.target[keep]
+    rng = np.random.default_rng(0)
+    labeled = np.concatenate([rng.choice(np.flatnonzero(truth == c), 5, replace=False) for c in (3, 8)])
+    rest = np.setdiff1d(np.arange(len(truth)), labeled)
+    with pytest.warns(DegenerateFitWarning, match="below the typical distance between a row and its nearest"):
+        lapsvm(X[labeled], truth[labeled], X[rest], sigma=1.0, weight="binary", degree=1, neighbors=6, gamma_I=1e-2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateFitWarning)
+        fit = lapsvm(X[labeled], truth[labeled], X[rest])
+    assert np.mean(fit.predict(X[rest]) == truth[rest]) > 0.9
+
+
+def test_one_class_fit_warns_with_the_numbers():
+    X, y, _ = _moons(labels=6)
+    y[np.flatnonzero(y == 0)[2:]] = np.nan      # 2 labels of class 0, 6 of class 1: the bias decides alone
+    lab = ~np.isnan(y)
+    with pytest.warns(DegenerateFitWarning, match=r"predicts one class \(1.0\) for all 200 training rows.*gamma_A=1e\+06"):
+        fit = lapsvm(X[lab], y[lab], X[~lab], gamma_A=1e6, gamma_I=1e6)
+    assert np.unique(fit.predict(X)).tolist() == [1.0]
+
+
+def test_selection_candidates_do_not_warn_but_the_refit_does():
+    from toolkit.selection import Indices, select
+
+    X, y, y_true = _moons(labels=6)
+    lab, unl = np.flatnonzero(~np.isnan(y)), np.flatnonzero(np.isnan(y))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateFitWarning)
+        select("lapsvm", X, y, Indices(lab, unl, np.empty(0, dtype=int)), grid={"gamma_A": [1e-6, 1e6]},
+               fixed={"kernel": "rbf", "sigma": 0.3, "gamma_I": 1e6}, n_folds=3, refit=False, rng=0, progress=False)
+
+
+# ----------------------------------------------------------------------------- the CV estimators
+def test_cv_errors_equal_gridsearchcv_with_the_splitter_fold_by_fold():
+    """LapRLSCCV's CV errors are those of scikit-learn's GridSearchCV over LapRLSC with SemiSupervisedKFold."""
+    X, y, _ = _moons(labels=6)
+    grid = {"gamma_I": [0.01, 1.0], "neighbors": [6, 10]}
+    cv = LapRLSCCV(sigma=0.3, gamma_A=1e-6, rng=3, n_folds=3, **grid).fit(X, y)
+    reference = GridSearchCV(LapRLSC(sigma=0.3, gamma_A=1e-6, unlabeled=np.nan), grid,
+                             cv=SemiSupervisedKFold(3, random_state=3, unlabeled=np.nan)).fit(X, y)
+    ours = {(p["gamma_I"], p["neighbors"]): s for p, s in zip(cv.cv_results_["params"], cv.cv_results_["mean_test_score"])}
+    theirs = {(p["gamma_I"], p["neighbors"]): s for p, s in zip(reference.cv_results_["params"],
+                                                               reference.cv_results_["mean_test_score"])}
+    assert ours.keys() == theirs.keys()
+    for key in ours:
+        assert ours[key] == pytest.approx(theirs[key], abs=1e-12), key
+
+
+def test_cv_estimator_refits_the_best_candidate_and_predicts_with_it():
+    X, y, y_true = _moons(labels=6)
+    cv = LapSVMCV(rng=0).fit(X, y)
+    assert set(cv.best_params_) == {"sigma", "gamma_A", "gamma_I", "neighbors"}
+    errors = cv.cv_results_["mean_test_error"]
+    assert errors[cv.best_index_] == errors.min()
+    assert cv.cv_results_["params"][cv.best_index_] == cv.best_params_
+    assert cv.best_estimator_.get_params()["gamma_I"] == cv.best_params_["gamma_I"]
+    np.testing.assert_array_equal(cv.predict(X), cv.best_estimator_.predict(X))
+    assert np.mean(cv.transduction_[np.isnan(y)] == y_true[np.isnan(y)]) > 0.95
+    assert cv.n_folds_ == 5
+    width = scale_width(X)
+    assert sorted(set(cv.cv_results_["param_sigma"])) == pytest.approx([0.5 * width, width, 2 * width])
+
+
+def test_cv_estimator_is_deterministic_with_a_seed_and_1se_is_no_less_regularised():
+    X, y, _ = _moons(labels=6)
+    a, b = LapSVMCV(rng=7).fit(X, y), LapSVMCV(rng=7).fit(X, y)
+    np.testing.assert_array_equal(a.cv_results_["mean_test_score"], b.cv_results_["mean_test_score"])
+    assert a.best_params_ == b.best_params_
+    one_se = LapSVMCV(rng=7, refit="1se").fit(X, y)
+    assert one_se.best_params_["gamma_A"] >= a.best_params_["gamma_A"]
+    assert one_se.best_params_ == {k: one_se.selection_.lambda_1se[k] for k in one_se.best_params_}
+
+
+def test_cv_estimator_multiclass_and_string_labels():
+    X, truth = make_blobs(240, centers=3, cluster_std=1.0, random_state=0)
+    names = np.array(["a", "b", "c"], dtype=object)[truth]
+    y = np.full(240, None, dtype=object)
+    rng = np.random.default_rng(0)
+    for c in range(3):
+        idx = rng.choice(np.flatnonzero(truth == c), 4, replace=False)
+        y[idx] = names[idx]
+    cv = LapRLSCCV(rng=0, gamma_I=(0.01, 0.1), neighbors=6).fit(X, y)
+    assert cv.classes_.tolist() == ["a", "b", "c"]
+    assert np.mean(cv.predict(X) == names) > 0.9
+
+
+def test_cv_estimator_plot_draws_the_curve():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    X, y, _ = _moons(labels=6)
+    fig = LapSVMCV(rng=0, gamma_A=1e-6, neighbors=10).fit(X, y).plot()
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == "gamma_I" and ax.get_ylabel() == "selection error (%)"
+    assert len(ax.lines[0].get_xdata()) == 3          # the three default candidates of gamma_I
+
+
+def test_s2rlsccv_selects_lambda_on_two_classes_and_refuses_more():
+    X, y, y_true = _moons(labels=6)
+    cv = S2RLSCCV(rng=0, restarts=1).fit(X, y)
+    assert set(cv.best_params_) == {"sigma", "lam", "lam_u"}
+    assert np.mean(cv.predict(X) == y_true) > 0.9
+    Xb, truth = make_blobs(90, centers=3, random_state=0)
+    yb = np.full(90, np.nan)
+    yb[:12] = truth[:12]
+    with pytest.raises(ValueError, match="two-class method"):
+        S2RLSCCV(rng=0).fit(Xb, yb)
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"refit": "best"}, "'refit' parameter of LapSVMCV must be 'min' or '1se'"),
+    ({"n_folds": 9}, "'n_folds' parameter of LapSVMCV"),
+    ({"sigma": "median"}, "'sigma' parameter of LapSVMCV.fit"),
+    ({"gamma_I": []}, "'gamma_I' parameter of LapSVMCV.fit must hold at least one candidate"),
+    ({"gamma_A": [-1.0]}, "'gamma_A' parameter of LapSVMCV.fit"),
+])
+def test_cv_estimator_bad_parameters_are_named(params, match):
+    X, y, _ = _moons(labels=6)
+    with pytest.raises(ValueError, match=match):
+        LapSVMCV(**params).fit(X, y)
+
+
+def test_cv_estimator_needs_two_labelled_rows_per_class():
+    X, y, _ = _moons(labels=6)
+    y[np.flatnonzero(y == 1)[1:]] = np.nan
+    with pytest.raises(ValueError, match="at least 2 of every class"):
+        LapSVMCV().fit(X, y)

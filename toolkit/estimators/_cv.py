@@ -1,0 +1,384 @@
+"""Cross-validated estimators: the recommended entry point, in the spirit of glmnet's ``cv.glmnet``.
+
+:class:`LapSVMCV`, :class:`LapRLSCCV` and :class:`S2RLSCCV` choose their regularisation weights
+and, by default, the RBF width and the graph's neighbours from a small grid read off the data,
+by stratified k-fold cross-validation over the *labelled* rows with every unlabelled row in every
+training fold (the papers' realistic scenario, Gieseke et al. 2012 §4.1.2; the folds of
+:class:`~toolkit.selection.SemiSupervisedKFold`), then refit the chosen model on every row.
+
+They are built on the toolkit's one selection engine, :func:`toolkit.selection.select`: one job
+per (kernel width, fold), whose kernel matrix is computed once for every other grid value, one
+graph Laplacian per (fold, graph setting) shared across the (γ_A, γ_I) grid, and PCG warm-started
+from the neighbouring grid point's solution. The fitted search is kept whole (``selection_``);
+``cv_results_`` holds it in scikit-learn's layout, ``plot`` draws the CV curve with ``lambda_min``
+and glmnet's 1-SE choice marked.
+"""
+from __future__ import annotations
+
+import json
+import numbers
+
+import numpy as np
+from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d, validate_data
+
+from toolkit._validation import check_labeled_classes, check_option, check_scalar, unlabeled_mask
+from toolkit.estimators._base import SemiSupervisedClassifier
+from toolkit.estimators._classifiers import S2RLSC, LapRLSC, LapSVM
+
+__all__ = ["LapSVMCV", "LapRLSCCV", "S2RLSCCV", "SIGMA_FACTORS"]
+
+#: ``sigma="scale"`` of the cross-validated estimators searches these multiples of the width
+#: ``sigma="scale"`` of the plain estimators (:func:`toolkit.kernels.scale_width`, half the median
+#: distance between rows); measured in ``benchmarks/bench_defaults.py``.
+SIGMA_FACTORS = (0.5, 1.0, 2.0)
+
+_SEARCHED = ("sigma", "gamma_A", "gamma_I", "neighbors", "lam", "lam_u")
+
+
+def _candidates(value, name, func, *, low=0.0, integral=False):
+    """A tuple of candidate values from a scalar or a sequence, each checked."""
+    values = (value,) if np.ndim(value) == 0 else tuple(np.asarray(value).ravel().tolist())
+    if not values:
+        raise ValueError(f"The '{name}' parameter of {func} must hold at least one candidate value. Got {value!r} "
+                         "instead.")
+    kind = numbers.Integral if integral else numbers.Real
+    return tuple(check_scalar(v, name, func, kind=kind, low=low) for v in values)
+
+
+class _SelectionCV(SemiSupervisedClassifier):
+    """Shared by the CV estimators: the search by :func:`toolkit.selection.select` and the refit."""
+
+    _method = None          # the registry name select fits
+    _estimator = None       # the estimator refitted with the chosen parameters
+    _grid_names = ()        # parameters holding candidate values
+
+    # ---- the search space ------------------------------------------------------------------------
+    def _fixed(self) -> dict:
+        """Parameters passed unchanged to every fit (everything but the candidates and the CV's own)."""
+        own = set(self._grid_names) | {"sigma", "n_folds", "refit", "n_jobs", "progress", "unlabeled", "rng"}
+        return {k: v for k, v in self.get_params(deep=False).items() if k not in own}
+
+    def _widths(self, X, func):
+        if self.kernel != "rbf":
+            return None
+        if isinstance(self.sigma, str):
+            check_option(self.sigma, "sigma", func, ("scale",))
+            from toolkit.kernels import scale_width
+
+            width = scale_width(X)
+            return tuple(float(f * width) for f in SIGMA_FACTORS)
+        return _candidates(self.sigma, "sigma", func)
+
+    def _search_space(self, X, func):
+        grid = {}
+        widths = self._widths(X, func)
+        if widths is not None:
+            grid["sigma"] = widths
+        for name in self._grid_names:
+            grid[name] = _candidates(getattr(self, name), name, func, integral=(name == "neighbors"))
+        return grid, self._fixed()
+
+    # ---- scikit-learn's interface ------------------------------------------------------------------
+    def fit(self, X, y):
+        """Choose the parameters by cross-validation over the labelled rows, then refit on every row.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Every training row, labelled or not.
+        y : array-like of shape (n_samples,)
+            Class labels with the marker ``unlabeled`` on the unlabelled rows (see
+            :mod:`toolkit.estimators`).
+
+        Returns
+        -------
+        self
+        """
+        from toolkit.selection import Indices, select
+
+        name = type(self).__name__
+        func = f"{name}.fit"
+        if y is None:
+            raise ValueError(f"{name} requires y to be passed, but the target y is None (mark the unlabelled "
+                             f"rows with the marker 'unlabeled').")
+        X = validate_data(self, X, accept_sparse="csr" if self._sparse else False, dtype=np.float64)
+        y = column_or_1d(y, warn=True)
+        check_consistent_length(X, y)
+        is_unlabeled = unlabeled_mask(y, self.unlabeled)
+        labeled, unlabeled = np.flatnonzero(~is_unlabeled), np.flatnonzero(is_unlabeled)
+        classes, codes = np.unique(y[labeled], return_inverse=True)
+        check_labeled_classes(classes, unlabeled.size, self.unlabeled, func)
+        if unlabeled.size == 0:
+            # the refit's own message, before any search
+            self._estimator(unlabeled=self.unlabeled).fit(X, y)
+        counts = np.bincount(codes)
+        if counts.min() < 2:
+            raise ValueError(f"{func} cross-validates over the labelled rows and needs at least 2 of every class. Got "
+                             f"{dict(zip(classes.tolist(), counts.tolist()))} labelled rows per class instead; use "
+                             f"{self._estimator.__name__} with fixed parameters.")
+        if self.n_folds is None:
+            n_folds = int(min(5, counts.max()))
+        else:
+            n_folds = check_scalar(self.n_folds, "n_folds", name, kind=numbers.Integral, low=2,
+                                   high=int(counts.max()))
+        if self.refit not in ("min", "1se"):
+            raise ValueError(f"The 'refit' parameter of {name} must be 'min' or '1se'. Got {self.refit!r} instead.")
+        if len(classes) > 2 and not self._multiclass:
+            raise ValueError(f"{func}: {self._method} is a two-class method and its selection needs exactly two "
+                             f"classes. Got {len(classes)} classes ({classes.tolist()[:5]}) instead; use "
+                             f"{self._estimator.__name__} (one-vs-rest) with fixed parameters.")
+        grid, fixed = self._search_space(X, func)
+        target = np.full(y.shape[0], np.nan)
+        target[labeled] = codes
+        split = Indices(labeled, unlabeled, np.empty(0, dtype=np.int64))
+        selection = select(self._method, X, target, split, grid=grid, fixed=fixed, scenario="labeled-cv",
+                           n_folds=n_folds, refit=False, n_jobs=self.n_jobs, rng=self.rng, progress=self.progress)
+        chosen = dict(selection.lambda_min if self.refit == "min" else selection.lambda_1se)
+        best = {name: chosen[name] for name in grid}
+        refit_params = {**fixed, **best, "unlabeled": self.unlabeled}
+        if "rng" in self._estimator().get_params():
+            refit_params["rng"] = selection.seed
+        self.best_estimator_ = self._estimator(**refit_params).fit(X, y)
+        self.selection_ = selection
+        self.best_params_ = best
+        self.n_folds_ = n_folds
+        self.cv_results_ = self._cv_results(selection, grid)
+        self.best_index_ = self._index_of(best)
+        for attribute in ("classes_", "result_", "transduction_", "n_iter_"):
+            if hasattr(self.best_estimator_, attribute):
+                setattr(self, attribute, getattr(self.best_estimator_, attribute))
+        return self
+
+    def _index_of(self, params):
+        return next(i for i, p in enumerate(self.cv_results_["params"]) if p == params)
+
+    @staticmethod
+    def _cv_results(selection, grid):
+        """scikit-learn's ``cv_results_`` layout from the selection's summary (errors in % -> accuracies)."""
+        table = selection.summary_table
+        params = [{name: p[name] for name in grid} for p in map(json.loads, table["params"])]
+        mean_error = table["mean"].to_numpy(dtype=float) / 100.0
+        results = {"params": params,
+                   "mean_test_score": 1.0 - mean_error,
+                   "std_test_score": table["sd"].fillna(0.0).to_numpy(dtype=float) / 100.0,
+                   "se_test_score": table["se"].to_numpy(dtype=float) / 100.0,
+                   "mean_test_error": mean_error}
+        order = np.lexsort((np.arange(len(params)), mean_error))       # ties: the first in grid order
+        rank = np.empty(len(params), dtype=np.int32)
+        rank[order] = np.arange(1, len(params) + 1)
+        # equal errors share the best rank among them, as scikit-learn's rankdata(method="min")
+        for i in range(1, len(order)):
+            if mean_error[order[i]] == mean_error[order[i - 1]]:
+                rank[order[i]] = rank[order[i - 1]]
+        results["rank_test_score"] = rank
+        for name in grid:
+            results[f"param_{name}"] = np.array([p.get(name) for p in params], dtype=object)
+        return results
+
+    def decision_function(self, X):
+        """Decision values of the refitted model (``best_estimator_``)."""
+        check_is_fitted(self)
+        return self.best_estimator_.decision_function(X)
+
+    def predict(self, X):
+        """Class labels predicted by the refitted model (``best_estimator_``)."""
+        check_is_fitted(self)
+        return self.best_estimator_.predict(X)
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy of the refitted model on ``(X, y)``; rows carrying the marker are refused."""
+        check_is_fitted(self)
+        return self.best_estimator_.score(X, y, sample_weight=sample_weight)
+
+    def plot(self, param=None, ax=None):
+        """The CV curve: mean error ± one standard error over the folds along ``param`` (default: the
+        first searched parameter with several candidates, in the order of the parameters), the
+        other parameters at the minimum; ``lambda_min`` and the 1-SE
+        choice marked, as glmnet's ``plot.cv.glmnet``. Returns the matplotlib figure."""
+        check_is_fitted(self)
+        if param is None:
+            varied = [name for name in self.best_params_ if len(set(self.cv_results_[f"param_{name}"])) > 1]
+            preferred = [name for name in (*self._grid_names, "sigma") if name in varied]
+            param = preferred[0] if preferred else next(iter(self.best_params_))
+        return self.selection_.plot(param=param, ax=ax)
+
+
+_CV_PARAMS = """
+    n_folds : int or None, default=None
+        Folds of the labelled rows, stratified by class (:class:`~toolkit.selection.SemiSupervisedKFold`'s
+        folds); ``None``: 5, or the number of labelled rows of the largest class when that is smaller.
+        Every class needs at least 2 labelled rows.
+    refit : {"min", "1se"}, default="min"
+        Refit the parameters of the smallest CV error, or glmnet's 1-SE choice (the most regularised
+        candidate within one standard error of the minimum).
+    n_jobs : int, default=None
+        Local processes over the (width, fold) jobs (``None``: this process).
+    rng : None, int or numpy Generator, default=None
+        Seed of the folds (and of the refit); the same seed gives the same choice.
+    progress : bool, default=False
+        A tqdm progress bar over the jobs.
+    unlabeled : default=None
+        The marker of unlabelled rows in ``y`` (see :mod:`toolkit.estimators`).
+
+    Attributes
+    ----------
+    best_params_ : dict
+        The chosen parameters (width, weights, neighbours).
+    best_estimator_ : estimator
+        The model refitted on every row with ``best_params_``; ``predict``, ``decision_function``
+        and ``score`` use it.
+    cv_results_ : dict of arrays
+        One entry per candidate, scikit-learn's layout: ``params``, ``mean_test_score`` (accuracy on
+        the held-out labelled rows), ``std_test_score``, ``se_test_score``, ``mean_test_error``,
+        ``rank_test_score``, ``param_<name>`` (``pandas.DataFrame(cv_results_)`` tabulates it).
+    best_index_ : int
+        Index of the refitted candidate in ``cv_results_``.
+    selection_ : toolkit.selection.Selection
+        The whole search: the tidy per-fold table, ``lambda_min``, ``lambda_1se``.
+    n_folds_ : int
+        The folds used.
+    classes_, transduction_, result_, n_iter_
+        Those of ``best_estimator_``.
+"""
+
+
+class LapSVMCV(_SelectionCV):
+    __doc__ = """Laplacian SVM whose width, weights and neighbours are chosen by cross-validation.
+
+    Fits :class:`LapSVM` (Melacci & Belkin 2011, eq. 7, trained by early-stopped PCG) for every
+    combination of the candidates below on stratified folds of the labelled rows, every
+    unlabelled row in every training fold, and refits the combination of the smallest CV error
+    (:func:`toolkit.selection.select`, scenario ``"labeled-cv"``). The recommended entry point:
+    with no arguments it searches a small grid read off the data.
+
+    Parameters
+    ----------
+    sigma : "scale", float or sequence of float, default="scale"
+        RBF widths to try; ``"scale"``: :data:`SIGMA_FACTORS` × the width of ``sigma="scale"``
+        (:func:`toolkit.kernels.scale_width`, half the median distance between rows).
+    gamma_A : float or sequence of float, default=(1e-6, 1e-2)
+        Candidates of the ambient weight γ_A.
+    gamma_I : float or sequence of float, default=(1e-2, 1e-1, 1.0)
+        Candidates of the intrinsic weight γ_I.
+    neighbors : int or sequence of int, default=(6, 10)
+        Candidates of the graph's neighbours k.
+    kernel, degree, normalized, weight, graph_sigma, metric, method, stop, intercept, one_vs_all
+        Fixed, as in :class:`LapSVM`.
+    """ + _CV_PARAMS
+
+    _method = "lapsvm"
+    _estimator = LapSVM
+    _grid_names = ("gamma_A", "gamma_I", "neighbors")
+    _multiclass = True
+
+    def __init__(self, *, sigma="scale", gamma_A=(1e-6, 1e-2), gamma_I=(1e-2, 1e-1, 1.0), neighbors=(6, 10),
+                 kernel="rbf", degree=2, normalized=True, weight="heat", graph_sigma=None, metric="euclidean",
+                 method="pcg", stop="stability", intercept=True, one_vs_all="joint", n_folds=None, refit="min",
+                 n_jobs=None, rng=None, progress=False, unlabeled=None):
+        self.sigma = sigma
+        self.gamma_A = gamma_A
+        self.gamma_I = gamma_I
+        self.neighbors = neighbors
+        self.kernel = kernel
+        self.degree = degree
+        self.normalized = normalized
+        self.weight = weight
+        self.graph_sigma = graph_sigma
+        self.metric = metric
+        self.method = method
+        self.stop = stop
+        self.intercept = intercept
+        self.one_vs_all = one_vs_all
+        self.n_folds = n_folds
+        self.refit = refit
+        self.n_jobs = n_jobs
+        self.rng = rng
+        self.progress = progress
+        self.unlabeled = unlabeled
+
+
+class LapRLSCCV(_SelectionCV):
+    __doc__ = """Laplacian RLSC whose width, weights and neighbours are chosen by cross-validation.
+
+    As :class:`LapSVMCV`, for :class:`LapRLSC` (squared loss, Belkin, Niyogi & Sindhwani 2006;
+    Melacci & Belkin 2011 eq. 14).
+
+    Parameters
+    ----------
+    sigma : "scale", float or sequence of float, default="scale"
+        RBF widths to try; ``"scale"``: :data:`SIGMA_FACTORS` × the width of ``sigma="scale"``.
+    gamma_A : float or sequence of float, default=(1e-6, 1e-2)
+    gamma_I : float or sequence of float, default=(1e-2, 1e-1, 1.0)
+    neighbors : int or sequence of int, default=(6, 10)
+    kernel, degree, normalized, weight, graph_sigma, metric, method, stop, intercept, one_vs_all
+        Fixed, as in :class:`LapRLSC`.
+    """ + _CV_PARAMS
+
+    _method = "laprlsc"
+    _estimator = LapRLSC
+    _grid_names = ("gamma_A", "gamma_I", "neighbors")
+    _multiclass = True
+
+    def __init__(self, *, sigma="scale", gamma_A=(1e-6, 1e-2), gamma_I=(1e-2, 1e-1, 1.0), neighbors=(6, 10),
+                 kernel="rbf", degree=2, normalized=True, weight="heat", graph_sigma=None, metric="euclidean",
+                 method="direct", stop=None, intercept=True, one_vs_all="joint", n_folds=None, refit="min",
+                 n_jobs=None, rng=None, progress=False, unlabeled=None):
+        self.sigma = sigma
+        self.gamma_A = gamma_A
+        self.gamma_I = gamma_I
+        self.neighbors = neighbors
+        self.kernel = kernel
+        self.degree = degree
+        self.normalized = normalized
+        self.weight = weight
+        self.graph_sigma = graph_sigma
+        self.metric = metric
+        self.method = method
+        self.stop = stop
+        self.intercept = intercept
+        self.one_vs_all = one_vs_all
+        self.n_folds = n_folds
+        self.refit = refit
+        self.n_jobs = n_jobs
+        self.rng = rng
+        self.progress = progress
+        self.unlabeled = unlabeled
+
+
+class S2RLSCCV(_SelectionCV):
+    __doc__ = """S²RLSC whose width and weights λ, λ' are chosen by cross-validation (two classes).
+
+    As :class:`LapSVMCV`, for :class:`S2RLSC` (Gieseke et al. 2012, eq. 3; the balance ``b_c`` of
+    each training fold estimated from its labelled rows, the paper's realistic scenario).
+
+    Parameters
+    ----------
+    sigma : "scale", float or sequence of float, default="scale"
+        RBF widths to try; ``"scale"``: :data:`SIGMA_FACTORS` × the width of ``sigma="scale"``.
+    lam : float or sequence of float, default=(1e-3, 1e-1, 10.0)
+        Candidates of λ.
+    lam_u : float or sequence of float, default=(0.1, 1.0)
+        Candidates of λ'.
+    kernel, eps, restarts
+        Fixed, as in :class:`S2RLSC`.
+    """ + _CV_PARAMS
+
+    _method = "s2rlsc"
+    _estimator = S2RLSC
+    _grid_names = ("lam", "lam_u")
+    _multiclass = False
+
+    def __init__(self, *, sigma="scale", lam=(1e-3, 1e-1, 10.0), lam_u=(0.1, 1.0), kernel="rbf", eps=0.1,
+                 restarts=3, n_folds=None, refit="min", n_jobs=None, rng=None, progress=False, unlabeled=None):
+        self.sigma = sigma
+        self.lam = lam
+        self.lam_u = lam_u
+        self.kernel = kernel
+        self.eps = eps
+        self.restarts = restarts
+        self.n_folds = n_folds
+        self.refit = refit
+        self.n_jobs = n_jobs
+        self.rng = rng
+        self.progress = progress
+        self.unlabeled = unlabeled
