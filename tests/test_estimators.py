@@ -26,11 +26,12 @@ from toolkit.selection import SemiSupervisedKFold
 
 # ---------------------------------------------------------------------------- scikit-learn's checks
 
-_MARKER_IS_A_CLASS = ("the check fits y in {-1, +1}: -1 is the marker of unlabelled rows (scikit-learn's "
-                      "convention), so one class remains and fit refuses it, by design (the USPS(2,5) trap)")
-_NEEDS_UNLABELED = ("S2RLSC and TSVM are undefined without unlabelled rows and refuse y without the marker; "
-                    "this check fits on every row labelled (the same API properties are tested below with "
-                    "unlabelled rows)")
+_MARKER_IS_A_CLASS = ("the check fits y in {-1, +1} without NaN: unlabeled=None then reads -1 as the marker of "
+                      "unlabelled rows (scikit-learn's convention), so one class remains and fit refuses it, by "
+                      "design (the USPS(2,5) trap)")
+_NEEDS_UNLABELED = ("the semi-supervised estimators (S2RLSC, TSVM, LapSVM, LapRLSC, LapSVMPath) are undefined "
+                    "without unlabelled rows and refuse y without the marker; this check fits on every row "
+                    "labelled (the same API properties are tested below with unlabelled rows)")
 # the checks that fit on a fully labelled y (measured with check_estimator(..., on_fail=None))
 _FULLY_LABELED_CHECKS = (
     "check_fit_score_takes_y", "check_estimators_overwrite_params", "check_dont_overwrite_parameters",
@@ -49,8 +50,11 @@ def _expected_failures(estimator):
     if isinstance(estimator, MMC):
         return {}
     failures = {"check_classifiers_classes": _MARKER_IS_A_CLASS}
-    if isinstance(estimator, (S2RLSC, TSVM)):
-        failures.update({name: _NEEDS_UNLABELED for name in _FULLY_LABELED_CHECKS})
+    if not isinstance(estimator, RLSC):
+        # an estimator without sparse input refuses sparse X before reading y: those checks pass
+        sparse_input = estimator.__sklearn_tags__().input_tags.sparse
+        failures.update({name: _NEEDS_UNLABELED for name in _FULLY_LABELED_CHECKS
+                         if sparse_input or "sparse" not in name})
     return failures
 
 
@@ -186,36 +190,41 @@ def usps25(mirror_dir, tmp_path_factory):
 
 
 def test_usps25_trap_cannot_happen_silently(usps25):
-    """Dataset.y codes USPS(2,5) +1 / -1: read with the default marker -1, class 5 would vanish into U."""
+    """Dataset.y codes USPS(2,5) +1 / -1: without NaN, unlabeled=None reads -1 as the marker and class 5
+    would vanish into U."""
     ds, sp = usps25
     rows = np.concatenate([sp.labeled, sp.unlabeled])
     # yesterday's trap: every -1 row taken as unlabelled, every test fold of one class
-    with pytest.raises(ValueError, match=r"only one class \(1\).*unlabeled=-1.*Dataset.target"):
+    with pytest.raises(ValueError, match=r"only one class \(1\).*unlabelled by -1 \(unlabeled=None reads -1 as the "
+                                         r"marker.*put NaN .* on the unlabelled rows.*Dataset.target"):
         list(SemiSupervisedKFold(n_splits=4, random_state=0).split(ds.X, ds.y))
     with pytest.raises(ValueError, match=r"LapSVM.fit needs labelled rows of at least two classes"):
         LapSVM(sigma=9.4).fit(ds.X[sp.labeled], ds.y[sp.labeled])
-    # the target the estimators expect: the digits 2 and 5, -1 on the rows outside split.labeled
+    # the target the estimators expect: the digits 2 and 5, NaN on the rows outside split.labeled
     y = ds.target(sp)
-    assert set(np.unique(y[sp.labeled])) == {2, 5} and np.all(y[sp.unlabeled] == -1)
+    assert y.dtype == np.float64 and set(np.unique(y[sp.labeled])) == {2, 5} and np.all(np.isnan(y[sp.unlabeled]))
     np.testing.assert_array_equal(ds.target()[sp.test], np.where(ds.y[sp.test] == 1, 2, 5))
     folds = list(SemiSupervisedKFold(n_splits=4, random_state=0).split(ds.X[rows], y[rows]))
     for train, test in folds:
         assert set(np.unique(y[rows][test])) == {2, 5}                     # both classes in every test fold
-        assert np.all(y[rows][test] != -1)
+        assert not np.isnan(y[rows][test]).any()
     assert sorted(np.concatenate([test for _, test in folds]).tolist()) == list(range(len(sp.labeled)))
     model = LapSVM(sigma=9.4, gamma_A=1e-6, gamma_I=1e-2, weight="heat", graph_sigma=9.4).fit(ds.X[rows], y[rows])
-    assert model.classes_.tolist() == [2, 5]
+    assert model.classes_.tolist() == [2, 5] and np.isnan(model.unlabeled_marker_)
     assert model.score(ds.X[sp.test], ds.target()[sp.test]) > 0.9
 
 
 def test_dataset_target_refuses_a_marker_that_is_a_class(usps25):
     ds, sp = usps25
-    with pytest.raises(ValueError, match=r"'unlabeled' parameter of Dataset.target must not be a class.*unlabeled=-1"):
+    with pytest.raises(ValueError, match=r"'unlabeled' parameter of Dataset.target must not be a class.*"
+                                         r"keep the default unlabeled=None.*unlabeled=-1"):
         ds.target(sp, unlabeled=2)
     g = data.load("gaussian2c", rng=0)                               # original labels are -1 / +1
     with pytest.raises(ValueError, match=r"must not be a class .*classes \(-1, 1\).*e.g. unlabeled=0"):
-        g.target(data.split(g, l=10, rng=0))
+        g.target(data.split(g, l=10, rng=0), unlabeled=-1)
     assert set(np.unique(g.target(data.split(g, l=10, rng=0), unlabeled=0))) == {-1, 0, 1}
+    # explicit integer markers keep integer targets; the default writes NaN
+    assert ds.target(sp, unlabeled=-1).dtype == np.int64 and np.all(ds.target(sp, unlabeled=-1)[sp.unlabeled] == -1)
     with pytest.raises(TypeError, match=r"'split' parameter of Dataset.target must be a toolkit.data.Split"):
         ds.target([1, 2, 3])
 
@@ -332,14 +341,30 @@ def test_path_lambda_changes_without_refitting(moons):
 
 # ------------------------------------------------------------------------------------ bad input
 
-def test_methods_without_unlabelled_rows_say_so(moons):
+_SEMI_SUPERVISED = ("S2RLSC", "TSVM", "LapSVM", "LapRLSC", "LapSVMPath")
+
+
+@pytest.mark.parametrize("name", _SEMI_SUPERVISED)
+def test_semi_supervised_methods_without_unlabelled_rows_say_so(name, moons):
+    """One rule, one message: every semi-supervised estimator refuses y without unlabelled rows."""
     X, y, y_true = moons
-    for est in (S2RLSC(kernel="rbf", sigma=0.3), TSVM(kernel="rbf", sigma=0.3)):
-        name = type(est).__name__
-        with pytest.raises(ValueError, match=rf"{name}.fit needs unlabelled rows.*unlabeled=-1 among 400 rows"):
-            est.fit(X, y_true)
-    # the manifold methods build their graph on the labelled rows alone
-    assert LapSVM(sigma=0.3).fit(X[:40], y_true[:40]).transduction_.tolist() == y_true[:40].tolist()
+    with pytest.raises(ValueError, match=rf"^{name}.fit needs unlabelled rows: {name} is a semi-supervised method.*"
+                                         r"no row of 'y' marked unlabelled by -1 \(unlabeled=None reads -1 as the "
+                                         r"marker.*among 400 rows instead\. .*use RLSC for labelled rows alone\.$"):
+        _ESTIMATORS[name]().fit(X, y_true)
+    # the labels hold the rows' real marker: the message names the value to pass
+    with pytest.raises(ValueError, match=rf"{name}.fit needs unlabelled rows.*unlabelled by unlabeled=0 among 400 "
+                                         r"rows.*'y' holds 380 labels -1: pass unlabeled=-1"):
+        _ESTIMATORS[name]().set_params(unlabeled=0).fit(X, np.where(y == -1, -1, y + 1))
+    with pytest.raises(ValueError, match=rf"{name}.fit needs unlabelled rows.*unlabelled by unlabeled=-1 among 400 "
+                                         r"rows.*'y' holds 380 missing labels \(NaN or None\): pass unlabeled=None"):
+        _ESTIMATORS[name]().set_params(unlabeled=-1).fit(X, np.where(y == -1, np.nan, y + 1.0))
+
+
+def test_the_supervised_baseline_and_the_clusterer_need_no_unlabelled_row(moons):
+    X, _, y_true = moons
+    assert RLSC(kernel="rbf", sigma=0.3).fit(X, y_true).transduction_.tolist() == y_true.tolist()
+    assert MMC(rng=0, restarts=2).fit(X).labels_.shape == (400,)
 
 
 def test_bad_parameters_name_themselves(moons):

@@ -172,8 +172,11 @@ def test_semi_supervised_kfold_names_y_and_n_splits():
     y = np.r_[0.0, 1.0, 0.0, 1.0, 0.0, 1.0, -1.0, -1.0, -1.0, -1.0]
     with pytest.raises(TypeError, match=r"The 'y' parameter of SemiSupervisedKFold.split must hold real class labels"):
         list(toolkit.SemiSupervisedKFold(2).split(X, y + 1j))
+    # with an explicit marker a NaN is a label, and refused; the default unlabeled=None reads it as missing
     with pytest.raises(ValueError, match=r"The 'y' parameter of SemiSupervisedKFold.split must contain only finite"):
-        list(toolkit.SemiSupervisedKFold(2).split(X, np.r_[np.nan, y[1:]]))
+        list(toolkit.SemiSupervisedKFold(2, unlabeled=-1).split(X, np.r_[np.nan, y[1:]]))
+    folds = list(toolkit.SemiSupervisedKFold(2, random_state=0).split(X, np.r_[np.nan, y[1:]]))
+    assert all(0 not in test and 0 in train for train, test in folds)   # -1 is then a class
     with pytest.raises(ValueError, match=r"The 'n_splits' parameter of SemiSupervisedKFold must be at most the number "
                                          r"of labelled rows of the largest class .* Got n_splits=4 with "
                                          r"\{0\.0: 3, 1\.0: 3\} labelled rows per class instead\."):

@@ -284,30 +284,117 @@ def check_labels(y, name, func, *, n_rows=None, rows_name=None):
     return y
 
 
-def unlabeled_mask(y, unlabeled):
-    """Boolean mask of the rows of ``y`` marked unlabelled by the marker ``unlabeled``.
+# scikit-learn's marker of unlabelled rows (LabelSpreading, SelfTrainingClassifier): the reading of
+# ``unlabeled=None`` when ``y`` holds no missing label
+SKLEARN_UNLABELED = -1
 
-    The one reading of the marker, shared by :class:`toolkit.selection.SemiSupervisedKFold`, the
-    estimators of :mod:`toolkit.estimators` and :meth:`toolkit.data.Dataset.target`. A float NaN
-    marker matches NaN labels; a string marker matches only string labels, a number only numbers
-    (a string label ``"-1"`` is a class, not the marker ``-1``); object arrays compare element by
-    element.
+
+def _is_nan(value):
+    return isinstance(value, (float, np.floating)) and value != value
+
+
+def missing_labels(y):
+    """Boolean mask of the missing labels of ``y``: NaN in a float array, NaN or None in an object array."""
+    y = np.asarray(y)
+    if y.dtype.kind == "f":
+        return np.isnan(y)
+    if y.dtype.kind == "O":
+        return np.array([v is None or _is_nan(v) for v in y.ravel()], dtype=bool).reshape(y.shape)
+    return np.zeros(y.shape, dtype=bool)
+
+
+def resolve_unlabeled(y, unlabeled=None):
+    """The marker of unlabelled rows in effect for the labels ``y``: the one rule of the toolkit.
+
+    Every reader of a target with unlabelled rows -- the estimators of :mod:`toolkit.estimators`,
+    :class:`toolkit.selection.SemiSupervisedKFold` and :meth:`toolkit.data.Dataset.target` -- calls
+    this function; their ``unlabeled`` parameters all default to ``None`` and link here.
+
+    * ``unlabeled=None`` (the default) means **missing labels**: the rows of ``y`` holding NaN (in
+      a float array) or None / NaN (in an object array) are the unlabelled ones. When ``y`` holds
+      no missing label, the rows equal to ``-1`` are (scikit-learn's convention, as in
+      ``LabelSpreading`` and ``SelfTrainingClassifier``). So ``y`` may code its classes -1 / +1 --
+      the toolkit's binary tasks, ``Dataset.y`` of G50C, Gaussian2C or the SSL-book sets -- as
+      long as its unlabelled rows hold NaN, which is what :meth:`~toolkit.data.Dataset.target`
+      writes.
+    * Any other value is the marker itself, exactly: ``-1``, ``0``, ``"u"``, ``float("nan")``...
+      A NaN marker matches NaN labels; a string marker matches only string labels, a number only
+      numbers (a string label ``"-1"`` is a class, not the marker ``-1``); object arrays compare
+      element by element.
+
+    A marker equal to one of the classes turns that class into unlabelled rows: ``fit`` and
+    ``SemiSupervisedKFold.split`` refuse the one class that is then left, naming the marker
+    (:func:`check_labeled_classes`). The estimators record the marker in effect as
+    ``unlabeled_marker_`` and refuse to be scored on rows that carry it.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Class labels, with the unlabelled rows marked.
+    unlabeled : object or None, default=None
+        The ``unlabeled`` parameter as given.
+
+    Returns
+    -------
+    marker : object
+        ``unlabeled`` itself when it is not None. Otherwise ``nan`` when ``y`` holds NaN and no
+        None, ``None`` when an object ``y`` holds None (its None and NaN rows are then the
+        unlabelled ones), else ``-1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> resolve_unlabeled(np.array([1.0, -1.0, np.nan]))        # a -1 / +1 coding with missing labels
+    nan
+    >>> resolve_unlabeled(np.array([0, 1, -1, -1]))            # scikit-learn's convention
+    -1
+    >>> unlabeled_mask(np.array([1.0, -1.0, np.nan]), None).tolist()
+    [False, False, True]
+    """
+    if unlabeled is not None:
+        return unlabeled
+    y = np.asarray(y)
+    missing = missing_labels(y)
+    if not missing.any():
+        return SKLEARN_UNLABELED
+    if y.dtype.kind == "O" and any(v is None for v in y[missing]):
+        return None
+    return float("nan")
+
+
+def marker_mask(y, marker):
+    """Boolean mask of the rows of ``y`` that carry the marker in effect ``marker`` (not resolved again).
+
+    ``marker`` is a value returned by :func:`resolve_unlabeled`: None stands for the missing
+    labels (None or NaN), any other value is compared as :func:`resolve_unlabeled` describes.
     """
     y = np.asarray(y)
-    if isinstance(unlabeled, float) and np.isnan(unlabeled):
+    if marker is None:
+        return missing_labels(y)
+    if _is_nan(marker):
         if y.dtype.kind == "f":
             return np.isnan(y)
         if y.dtype.kind == "O":
-            return np.array([isinstance(v, float) and v != v for v in y], dtype=bool)
+            return np.array([_is_nan(v) for v in y], dtype=bool)
         return np.zeros(y.shape, dtype=bool)
-    marker_is_text = isinstance(unlabeled, (str, np.str_))
+    marker_is_text = isinstance(marker, (str, np.str_))
     if y.dtype.kind in "US" and not marker_is_text:
         return np.zeros(y.shape, dtype=bool)
     if y.dtype.kind in "biuf" and marker_is_text:
         return np.zeros(y.shape, dtype=bool)
     if y.dtype.kind == "O":
-        return np.array([type(v) is not bool and _same_label(v, unlabeled) for v in y], dtype=bool)
-    return np.asarray(y == unlabeled, dtype=bool)
+        return np.array([type(v) is not bool and _same_label(v, marker) for v in y], dtype=bool)
+    return np.asarray(y == marker, dtype=bool)
+
+
+def unlabeled_mask(y, unlabeled):
+    """Boolean mask of the rows of ``y`` that are unlabelled under the parameter ``unlabeled``.
+
+    The one reading of the marker, shared by :class:`toolkit.selection.SemiSupervisedKFold`, the
+    estimators of :mod:`toolkit.estimators` and :meth:`toolkit.data.Dataset.target`: the marker in
+    effect is :func:`resolve_unlabeled`'s (``unlabeled=None``: missing labels, else -1).
+    """
+    return marker_mask(y, resolve_unlabeled(y, unlabeled))
 
 
 def _same_label(value, marker):
@@ -317,24 +404,49 @@ def _same_label(value, marker):
     return bool(value == marker)
 
 
-def check_labeled_classes(classes, n_unlabeled, unlabeled, func):
+def describe_marker(unlabeled, marker):
+    """The marker in effect, in words for messages: ``"unlabeled=-1"`` or how ``unlabeled=None`` was read."""
+    if unlabeled is not None:
+        return f"unlabeled={unlabeled!r}"
+    if marker is None:
+        return "None or NaN (unlabeled=None: missing labels)"
+    if _is_nan(marker):
+        return "NaN (unlabeled=None: missing labels)"
+    return (f"{marker!r} (unlabeled=None reads {marker!r} as the marker, scikit-learn's convention, when 'y' holds "
+            f"no NaN or None)")
+
+
+_UNRESOLVED = object()
+
+
+def check_labeled_classes(classes, n_unlabeled, unlabeled, func, *, marker=_UNRESOLVED):
     """Refuse labelled rows of fewer than two classes, naming the marker that may have caused it.
 
-    The trap this catches: a binary task coded ``-1 / +1`` passed with the default marker ``-1``
-    turns a whole class into unlabelled rows; what remains is one class.
+    The trap this catches: a binary task coded ``-1 / +1`` without missing labels, read with the
+    default ``unlabeled=None`` (which then takes scikit-learn's ``-1``, :func:`resolve_unlabeled`),
+    turns a whole class into unlabelled rows; what remains is one class. ``marker`` is the marker
+    in effect (default: ``unlabeled`` itself).
     """
     if len(classes) >= 2:
         return
+    if marker is _UNRESOLVED:
+        marker = unlabeled
     if len(classes) == 0:
         found = "no labelled rows"
     else:
         only = classes[0].item() if isinstance(classes[0], np.generic) else classes[0]
         found = f"only one class ({only!r}) among the labelled rows"
+    if unlabeled is None and not (marker is None or _is_nan(marker)):
+        remedy = (f"If {marker!r} is a class of your data (as in a -1 / +1 coding), put NaN (float labels) or None "
+                  f"(object labels) on the unlabelled rows and keep unlabeled=None, or pass a marker that is not a "
+                  f"class, e.g. unlabeled=0")
+    else:
+        remedy = (f"If {marker!r} is a class of your data (as in a -1 / +1 coding), pass a marker that is not a "
+                  f"class, e.g. unlabeled=None with NaN on the unlabelled rows")
     raise ValueError(
         f"{func} needs labelled rows of at least two classes. Got {found}, with {n_unlabeled} rows marked "
-        f"unlabelled by unlabeled={unlabeled!r} instead. If {unlabeled!r} is a class of your data (as in a "
-        f"-1 / +1 coding), pass a marker that is not a class, e.g. unlabeled=0 or unlabeled=None on object "
-        f"labels, or build the target with toolkit.data.Dataset.target(split).")
+        f"unlabelled by {describe_marker(unlabeled, marker)} instead. {remedy}; or build the target with "
+        f"toolkit.data.Dataset.target(split).")
 
 
 # Largest squared row norm for which every entry of X Zᵀ and of ||x||² + ||z||² - 2 xᵀz is finite:

@@ -80,30 +80,36 @@ class Dataset:
         cls = "".join(f", {c!r}" for c in self.classes) if self.binary else ""
         return f"<Dataset {self.name}{cls}{opts}: {self.shape[0]} x {self.shape[1]} {kind}>"
 
-    def target(self, split=None, *, unlabeled=-1) -> np.ndarray:
-        """The target a scikit-learn style estimator expects: class labels, ``unlabeled`` elsewhere.
+    def target(self, split=None, *, unlabeled=None) -> np.ndarray:
+        """The target a scikit-learn style estimator expects: class labels, missing labels elsewhere.
 
         Every row gets its class label -- for a binary task ``load(name, a, b)`` the class
         arguments ``a`` / ``b`` themselves (a group is named by its ``str``), otherwise the
         original labels -- and, when ``split`` is given, every row that is not in
-        ``split.labeled`` gets the marker ``unlabeled`` instead. Unlike ``y`` (coded +1 / -1 for
-        binary tasks, so that scikit-learn's marker ``-1`` would silently turn class ``b`` into
-        unlabelled rows), the marker never collides with a class: a marker equal to a class is
-        refused.
+        ``split.labeled`` gets a missing label instead: NaN (a float array) when the classes are
+        numbers, None (an object array) when they are not. That is what the default
+        ``unlabeled=None`` of the estimators and of :class:`~toolkit.selection.SemiSupervisedKFold`
+        reads as unlabelled (:func:`toolkit._validation.resolve_unlabeled`), on every data set:
+        unlike scikit-learn's marker -1, a missing label never collides with a class, so the
+        -1 / +1 classes of G50C, Gaussian2C or the SSL-book sets stay classes.
 
         Parameters
         ----------
         split : Split or None, default=None
             The experiment whose labelled rows keep their labels; None labels every row (for
             scoring, e.g. ``ds.target()[split.test]``).
-        unlabeled : int, str, float or None, default=-1
-            The marker of the rows not labelled; give the same value to the estimator's
-            ``unlabeled`` parameter and to :class:`~toolkit.selection.SemiSupervisedKFold`.
+        unlabeled : int, str, float or None, default=None
+            The marker written on the rows not labelled: None writes missing labels (NaN or
+            None, as above); any other value is written as given and must not be a class (a
+            marker equal to a class is refused). Give the estimators and the splitter the same
+            value.
 
         Returns
         -------
         ndarray of shape (n_samples,)
-            Integer labels where classes and marker are integers, otherwise an object array.
+            Without ``split``: the class labels. With it: float labels and NaN where the classes
+            are numbers and ``unlabeled=None``; integer labels where classes and an explicit
+            marker are integers; otherwise an object array.
 
         Examples
         --------
@@ -124,20 +130,25 @@ class Dataset:
         else:
             labels = np.asarray(self.labels)
             classes = np.unique(labels).tolist()
-        if any(unlabeled_mask(np.asarray([c], dtype=object), unlabeled)[0] for c in classes):
+        if unlabeled is not None and any(unlabeled_mask(np.asarray([c], dtype=object), unlabeled)[0] for c in classes):
             raise ValueError(
                 f"The 'unlabeled' parameter of {func} must not be a class of {self!r} (classes "
-                f"{tuple(classes)}). Got unlabeled={unlabeled!r} instead; pass a marker that is not a class, "
-                f"e.g. unlabeled={_free_marker(classes)!r}, and the same value to the estimator's 'unlabeled'.")
+                f"{tuple(classes)}). Got unlabeled={unlabeled!r} instead; keep the default unlabeled=None (NaN on "
+                f"the rows outside split.labeled) or pass a marker that is not a class, e.g. "
+                f"unlabeled={_free_marker(classes)!r}, and the same value to the estimator's 'unlabeled'.")
         if split is None:
             return labels.copy()
         if not hasattr(split, "labeled"):
             raise TypeError(f"The 'split' parameter of {func} must be a toolkit.data.Split or None. "
                             f"Got {type(split).__name__} instead.")
         labeled = check_indices(split.labeled, "split.labeled", func, labels.shape[0])
-        integral = labels.dtype.kind in "iu" and isinstance(unlabeled, numbers.Integral) \
-            and not isinstance(unlabeled, bool)
-        target = np.full(labels.shape[0], unlabeled, dtype=labels.dtype if integral else object)
+        if unlabeled is None:
+            numeric = all(isinstance(c, numbers.Real) and not isinstance(c, bool) for c in classes)
+            target = np.full(labels.shape[0], np.nan if numeric else None, dtype=np.float64 if numeric else object)
+        else:
+            integral = labels.dtype.kind in "iu" and isinstance(unlabeled, numbers.Integral) \
+                and not isinstance(unlabeled, bool)
+            target = np.full(labels.shape[0], unlabeled, dtype=labels.dtype if integral else object)
         target[labeled] = labels[labeled]
         return target
 

@@ -1,19 +1,41 @@
 """scikit-learn estimators over the functional API: ``fit(X, y)`` with unlabelled rows marked.
 
 **The label convention first.** ``y`` holds the class labels (numbers or strings) of the labelled
-rows and a *marker* on the unlabelled ones: ``unlabeled=-1`` by default, scikit-learn's convention
-(``LabelSpreading``, ``SelfTrainingClassifier``). The marker is a parameter of every estimator and
-of :class:`~toolkit.selection.SemiSupervisedKFold`; give the same value to both. It must not be one
-of your classes: with a -1 / +1 coding (``Dataset.y`` of the toolkit's binary tasks) the default
-marker would turn the whole class -1 into unlabelled rows. That mistake leaves one class, and
-``fit`` and ``SemiSupervisedKFold.split`` refuse it with an error naming the marker;
-:meth:`toolkit.data.Dataset.target` builds ``y`` from the original class labels with a marker that
-cannot collide::
+rows and a *marker* on the unlabelled ones. The marker is the parameter ``unlabeled`` of every
+estimator and of :class:`~toolkit.selection.SemiSupervisedKFold` (give the same value to both),
+read by one rule, :func:`toolkit._validation.resolve_unlabeled`: the default ``unlabeled=None``
+means *missing labels* -- the rows holding NaN (or None in an object array) are unlabelled; if
+``y`` holds no missing label, the rows equal to ``-1`` are (scikit-learn's convention,
+``LabelSpreading``, ``SelfTrainingClassifier``). Any other value is the marker itself. A -1 / +1
+coding (``Dataset.y`` of the toolkit's binary tasks) therefore needs NaN on its unlabelled rows:
+read with -1 as the marker, the whole class -1 would become unlabelled rows. That mistake leaves
+one class, and ``fit`` and ``SemiSupervisedKFold.split`` refuse it with an error naming the marker;
+:meth:`toolkit.data.Dataset.target` builds ``y`` from the original class labels with NaN on the
+rows outside the split's labelled ones, which works on every data set::
 
     rows = np.concatenate([split.labeled, split.unlabeled])
-    y = ds.target(split)                      # class labels, -1 on rows outside split.labeled
+    y = ds.target(split)                      # class labels, NaN on rows outside split.labeled
     model = LapSVM(sigma=9.4).fit(ds.X[rows], y[rows])
     model.score(ds.X[split.test], ds.target()[split.test])
+
+**The traps refuse loudly**, each with a ``ValueError`` that names the marker in effect:
+
+* ``score(X, y)`` (and so scikit-learn's default scoring) on a ``y`` with rows that carry the
+  marker in effect at fit time (``unlabeled_marker_``) and are not a class: they would be counted
+  as errors. With the default rule, NaN / None rows always; -1 rows when the fit read -1 as the
+  marker.
+* scikit-learn's cross-validation with a splitter that puts marked rows in a test fold, e.g.
+  ``GridSearchCV(LapSVM(), grid, cv=5)`` or :class:`~toolkit.selection.SemiSupervisedKFold` given
+  another marker than the estimator: ``fit`` looks a few frames up for scikit-learn's
+  ``sklearn.model_selection._validation._fit_and_score``, reads its ``y`` and ``test``, resolves
+  its own marker on that whole ``y`` and refuses a test fold holding marked rows (with NaN on the
+  unlabelled rows, ``cv=5``'s stratified splitter already refuses ``y`` itself). (scikit-learn
+  turns an error raised while *scoring* into a NaN score and a warning, but a fit that fails in
+  every fold makes ``GridSearchCV`` and ``cross_validate`` raise, with the fit's message.) When the
+  frame or its ``y`` / ``test`` cannot be read, nothing is checked.
+* a semi-supervised estimator (every one but the supervised :class:`RLSC`) given no unlabelled
+  row: one rule and one message for all of them, which suggests RLSC for labelled rows alone
+  and, when ``y`` holds NaN or -1 that the marker does not read, the marker to pass.
 
 ================  ==========================================  ===============================
 estimator         objective (function)                        unlabelled rows
@@ -21,9 +43,9 @@ estimator         objective (function)                        unlabelled rows
 :class:`RLSC`     regularised least squares (``rlsc``)        ignored (supervised baseline)
 :class:`S2RLSC`   S²RLSC, Gieseke et al. 2012 (``s2rlsc``)     required
 :class:`TSVM`     ramp-loss TSVM by CCCP (``tsvm``)           required
-:class:`LapSVM`   Laplacian SVM in the primal (``lapsvm``)    used in the graph
-:class:`LapRLSC`  Laplacian RLSC (``laprlsc``)                used in the graph
-:class:`LapSVMPath`  LapSVM's λ path (``laplacian_svm_path``)  used in the graph
+:class:`LapSVM`   Laplacian SVM in the primal (``lapsvm``)    required (in the graph)
+:class:`LapRLSC`  Laplacian RLSC (``laprlsc``)                required (in the graph)
+:class:`LapSVMPath`  LapSVM's λ path (``laplacian_svm_path``)  required (in the graph)
 :class:`MMC`      maximum margin clustering (``mmc``)          every row (a clusterer)
 ================  ==========================================  ===============================
 
@@ -42,8 +64,8 @@ Examples
 >>> from sklearn.datasets import make_moons
 >>> from toolkit.estimators import LapSVM
 >>> X, y_true = make_moons(200, noise=0.05, random_state=0)
->>> y = np.full(200, -1)
->>> y[:4] = y_true[:4]                       # four labels, the rest unlabelled
+>>> y = np.full(200, np.nan)
+>>> y[:4] = y_true[:4]                       # four labels, the rest unlabelled (NaN)
 >>> model = LapSVM(sigma=0.3, gamma_I=1.0).fit(X, y)
 >>> float(np.mean(model.transduction_ == y_true)) > 0.95
 True

@@ -17,10 +17,12 @@ from toolkit.transductive import tsvm
 __all__ = ["RLSC", "S2RLSC", "TSVM", "LapSVM", "LapRLSC", "LapSVMPath"]
 
 _CONVENTION = """
-    Unlabelled rows are marked in ``y`` by ``unlabeled`` (scikit-learn's ``-1`` by default); a
-    marker equal to one of your classes (as ``-1`` in a -1 / +1 coding) would turn that class into
+    Unlabelled rows are marked in ``y`` as the parameter ``unlabeled`` says: by default (``None``)
+    they hold NaN or None (missing labels), or -1 when ``y`` holds neither (scikit-learn's
+    convention); the one rule is :func:`toolkit._validation.resolve_unlabeled`. A marker equal to
+    one of your classes (as ``-1`` in a -1 / +1 coding without NaN) would turn that class into
     unlabelled rows, which ``fit`` refuses when it leaves fewer than two classes. Build ``y`` with
-    :meth:`toolkit.data.Dataset.target` for the toolkit's data sets.
+    :meth:`toolkit.data.Dataset.target` (NaN on the unlabelled rows) for the toolkit's data sets.
 """
 
 _FITTED = """
@@ -30,6 +32,9 @@ _FITTED = """
         The labels of the labelled rows, sorted; ``decision_function > 0`` means ``classes_[1]``.
     result_ : {result} or tuple of them
         The function's result (one per class, one-vs-rest, for more than two classes).
+    unlabeled_marker_ : object
+        The marker in effect at fit time (``unlabeled``, or how ``unlabeled=None`` was read on
+        ``y``: NaN, None or -1); ``score`` refuses rows that carry it.
     transduction_ : ndarray of shape (n_samples,)
         The training labels: as given on the labelled rows, {found} on the unlabelled rows.
     n_iter_ : int or ndarray of shape (n_classes,)
@@ -51,8 +56,9 @@ class RLSC(SemiSupervisedClassifier):
     ----------
     kernel, sigma, kernel_degree, coef0, offset, lam
         As in :func:`toolkit.rlsc`.
-    unlabeled : int, str, float or None, default=-1
-        The marker of unlabelled rows in ``y``.
+    unlabeled : int, str, float or None, default=None
+        The marker of unlabelled rows in ``y``; None: missing labels (NaN or None), else -1
+        (:func:`toolkit._validation.resolve_unlabeled`).
     """ + _FITTED.format(result=":class:`~toolkit.rls.RLSCResult`",
                          found="predicted by the labelled fit").replace(
         "    n_iter_ : int or ndarray of shape (n_classes,)\n        ``result_.n_iter`` (per class for more than two "
@@ -63,7 +69,7 @@ class RLSC(SemiSupervisedClassifier):
     _supervised = True
 
     def __init__(self, *, kernel="linear", sigma=None, kernel_degree=2, coef0=1.0, offset=False, lam=1.0,
-                 unlabeled=-1):
+                 unlabeled=None):
         self.kernel = kernel
         self.sigma = sigma
         self.kernel_degree = kernel_degree
@@ -85,8 +91,9 @@ class S2RLSC(SemiSupervisedClassifier):
     kernel, sigma, kernel_degree, coef0, offset, lam, lam_u, balance, eps, search, order, mu, nu, init,
     restarts, n_basis, polish, tol, max_iter, patience, callback, rng, progress
         As in :func:`toolkit.s2rlsc` (``lam_u`` is λ').
-    unlabeled : int, str, float or None, default=-1
-        The marker of unlabelled rows in ``y``; at least one row must carry it.
+    unlabeled : int, str, float or None, default=None
+        The marker of unlabelled rows in ``y``; None: missing labels (NaN or None), else -1
+        (:func:`toolkit._validation.resolve_unlabeled`). At least one row must carry it.
     """ + _FITTED.format(result=":class:`~toolkit.rls.S2RLSCResult`",
                          found="the labels the search found (``result_.labels_unlabeled``)")
 
@@ -95,7 +102,7 @@ class S2RLSC(SemiSupervisedClassifier):
     def __init__(self, *, kernel="linear", sigma=None, kernel_degree=2, coef0=1.0, offset=False, lam=1.0,
                  lam_u=1.0, balance=None, eps=0.1, search="1+1", order="round-robin", mu=5, nu=25, init="rlsc",
                  restarts=10, n_basis=None, polish=True, tol=1e-12, max_iter=None, patience=None, callback=None,
-                 rng=None, progress=False, unlabeled=-1):
+                 rng=None, progress=False, unlabeled=None):
         self.kernel = kernel
         self.sigma = sigma
         self.kernel_degree = kernel_degree
@@ -132,15 +139,16 @@ class TSVM(SemiSupervisedClassifier):
     ----------
     kernel, sigma, kernel_degree, coef0, C, C_star, s, balance, tol, max_iter, qp_max_iter, callback
         As in :func:`toolkit.tsvm`.
-    unlabeled : int, str, float or None, default=-1
-        The marker of unlabelled rows in ``y``; at least one row must carry it.
+    unlabeled : int, str, float or None, default=None
+        The marker of unlabelled rows in ``y``; None: missing labels (NaN or None), else -1
+        (:func:`toolkit._validation.resolve_unlabeled`). At least one row must carry it.
     """ + _FITTED.format(result=":class:`~toolkit.transductive.TSVMResult`",
                          found="the labels found (``result_.labels_unlabeled``)")
 
     _function = staticmethod(tsvm)
 
     def __init__(self, *, kernel="linear", sigma=None, kernel_degree=2, coef0=1.0, C=1.0, C_star=None, s=-0.3,
-                 balance=None, tol=1e-6, max_iter=100, qp_max_iter=10000, callback=None, unlabeled=-1):
+                 balance=None, tol=1e-6, max_iter=100, qp_max_iter=10000, callback=None, unlabeled=None):
         self.kernel = kernel
         self.sigma = sigma
         self.kernel_degree = kernel_degree
@@ -158,8 +166,6 @@ class TSVM(SemiSupervisedClassifier):
 
 class _Manifold(SemiSupervisedClassifier):
     """LapSVM / LapRLSC: ``validation`` labels mapped to each binary problem, float32 kept when asked."""
-
-    _needs_unlabeled = False          # the graph may be built on the labelled rows alone
 
     def _input_dtype(self):
         return np.float32 if self.dtype in ("float32", np.float32) else np.float64
@@ -190,9 +196,10 @@ _MANIFOLD_PARAMS = """
         ``X`` and the decision values in float32; ``n_basis=r`` fits the low-rank model over ``r``
         basis points (no n × n matrix; for large n), with ``scheduler="tcp://HOST:PORT"`` in row
         blocks on a Dask cluster's workers.
-    unlabeled : int, str, float or None, default=-1
-        The marker of unlabelled rows in ``y``. Without unlabelled rows the graph is built on the
-        labelled rows alone.
+    unlabeled : int, str, float or None, default=None
+        The marker of unlabelled rows in ``y``; None: missing labels (NaN or None), else -1
+        (:func:`toolkit._validation.resolve_unlabeled`). At least one row must carry it (the
+        method is semi-supervised; RLSC fits labelled rows alone).
 """
 
 
@@ -212,7 +219,7 @@ class LapSVM(_Manifold):
                  weight="binary", graph_sigma=None, metric="euclidean", tol=1e-6, max_iter=None, callback=None,
                  rng=None, dtype="float64", blas_threads=1, neighbor_search="auto", line_search=True, n_basis=None,
                  basis="uniform", preconditioner="auto", n_coarse=None, scheduler=None, intercept=True,
-                 one_vs_all="joint", unlabeled=-1):
+                 one_vs_all="joint", unlabeled=None):
         self.kernel = kernel
         self.sigma = sigma
         self.gamma_A = gamma_A
@@ -262,7 +269,7 @@ class LapRLSC(_Manifold):
                  weight="binary", graph_sigma=None, metric="euclidean", tol=1e-6, max_iter=None, callback=None,
                  rng=None, dtype="float64", blas_threads=1, neighbor_search="auto", n_basis=None, basis="uniform",
                  preconditioner="auto", n_coarse=None, scheduler=None, intercept=True, one_vs_all="joint",
-                 unlabeled=-1):
+                 unlabeled=None):
         self.kernel = kernel
         self.sigma = sigma
         self.gamma_A = gamma_A
@@ -310,8 +317,9 @@ class LapSVMPath(SemiSupervisedClassifier):
     kernel, sigma, kernel_degree, coef0, neighbors, weight, graph_sigma, normalized, degree, metric,
     gamma_ratio, lambda_min, max_iter, ridge, callback
         As in :func:`toolkit.laplacian_svm_path` (``sigma`` defaults to 1.0 here, as in LapSVM).
-    unlabeled : int, str, float or None, default=-1
-        The marker of unlabelled rows in ``y``.
+    unlabeled : int, str, float or None, default=None
+        The marker of unlabelled rows in ``y``; None: missing labels (NaN or None), else -1
+        (:func:`toolkit._validation.resolve_unlabeled`). At least one row must carry it.
     """ + _FITTED.format(result=":class:`~toolkit.paths.LaplacianSvmPath`",
                          found="``predict`` at ``lam``").replace(
         "        ``result_.n_iter`` (per class for more than two classes).\n",
@@ -319,12 +327,11 @@ class LapSVMPath(SemiSupervisedClassifier):
         "    breakpoints_ : ndarray\n        The path's λ breakpoints (of the first binary problem).\n")
 
     _function = staticmethod(laplacian_svm_path)
-    _needs_unlabeled = False
     _sparse = False
 
     def __init__(self, *, lam=1.0, kernel="rbf", sigma=1.0, kernel_degree=2, coef0=1.0, neighbors=6,
                  weight="binary", graph_sigma=None, normalized=True, degree=1, metric="euclidean", gamma_ratio=1.0,
-                 lambda_min=None, max_iter=None, ridge=0.0, callback=None, unlabeled=-1):
+                 lambda_min=None, max_iter=None, ridge=0.0, callback=None, unlabeled=None):
         self.lam = lam
         self.kernel = kernel
         self.sigma = sigma

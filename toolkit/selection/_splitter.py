@@ -12,7 +12,7 @@ import numbers
 import numpy as np
 
 from toolkit._cv import stratified_folds
-from toolkit._validation import check_labeled_classes, check_labels, check_scalar, unlabeled_mask
+from toolkit._validation import check_labeled_classes, check_labels, check_scalar, marker_mask, resolve_unlabeled
 
 __all__ = ["SCENARIOS", "scenario_label", "SemiSupervisedKFold"]
 
@@ -33,8 +33,8 @@ class SemiSupervisedKFold:
     """Stratified k-fold over the labelled rows; unlabelled rows are always in the training fold.
 
     A scikit-learn cross-validation splitter (``split``, ``get_n_splits``) for semi-supervised
-    estimators, usable by ``GridSearchCV`` and ``cross_validate``: the labelled rows (``y`` not
-    equal to ``unlabeled``) are dealt into stratified folds by the toolkit's one fold assignment
+    estimators, usable by ``GridSearchCV`` and ``cross_validate``: the labelled rows (those not
+    marked as ``unlabeled`` says) are dealt into stratified folds by the toolkit's one fold assignment
     (:func:`toolkit._cv.stratified_folds`, the folds of :func:`select` and of the path
     selections); every unlabelled row is appended to every training fold and never appears in a
     test fold. The test folds partition the labelled rows.
@@ -48,13 +48,16 @@ class SemiSupervisedKFold:
     random_state : int, numpy Generator, RandomState instance or None, default=None
         Seed of the shuffle (only used when ``shuffle=True``); a ``RandomState`` (scikit-learn's
         convention) is advanced by one draw per ``split``.
-    unlabeled : int, str, float or None, default=-1
-        The label that marks unlabelled rows (scikit-learn's ``-1``), read as by the estimators
-        of :mod:`toolkit.estimators`. Use another value (for instance ``0``) when ``-1`` is a
-        class, as in the ``Dataset.y`` coding (+1 / -1) of the toolkit's binary tasks; or build
-        ``y`` with :meth:`toolkit.data.Dataset.target`, whose marker never collides with a class.
-        Labelled rows of fewer than two classes are refused with an error that names the marker
-        (the symptom of a class read as the marker).
+    unlabeled : int, str, float or None, default=None
+        The marker of unlabelled rows, read as by the estimators of :mod:`toolkit.estimators`
+        (:func:`toolkit._validation.resolve_unlabeled`): None means missing labels (NaN or
+        None), or scikit-learn's ``-1`` when ``y`` holds none; any other value is the marker.
+        Give the estimator the same value: an estimator fitted by scikit-learn's
+        cross-validation refuses a test fold that holds rows it reads as unlabelled. With a
+        -1 / +1 coding (``Dataset.y`` of the toolkit's binary tasks) put NaN on the unlabelled
+        rows, as :meth:`toolkit.data.Dataset.target` does. Labelled rows of fewer than two
+        classes are refused with an error that names the marker (the symptom of a class read as
+        the marker).
 
     Examples
     --------
@@ -65,7 +68,7 @@ class SemiSupervisedKFold:
     [[], []]
     """
 
-    def __init__(self, n_splits=5, *, shuffle=True, random_state=None, unlabeled=-1):
+    def __init__(self, n_splits=5, *, shuffle=True, random_state=None, unlabeled=None):
         self.n_splits = check_scalar(n_splits, "n_splits", "SemiSupervisedKFold", kind=numbers.Integral, low=2)
         self.shuffle = bool(shuffle)
         self.random_state = random_state
@@ -86,7 +89,8 @@ class SemiSupervisedKFold:
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-            Labels, with ``unlabeled`` (default ``-1``) for the unlabelled rows.
+            Labels, with the unlabelled rows marked as ``unlabeled`` says (default: NaN or None,
+            else -1).
         groups : ignored
 
         Yields
@@ -98,18 +102,20 @@ class SemiSupervisedKFold:
         """
         func = "SemiSupervisedKFold.split"
         if y is None:
-            raise ValueError("SemiSupervisedKFold.split needs 'y' (with -1 for unlabelled rows). Got None instead.")
+            raise ValueError(f"SemiSupervisedKFold.split needs 'y' (class labels, with the unlabelled rows marked as "
+                             f"unlabeled={self.unlabeled!r} reads them). Got None instead.")
         y = np.asarray(y)
         if y.ndim != 1 or y.dtype.kind == "c":
             check_labels(y, "y", func)           # raises: 1-d real labels only
         n = y.shape[0] if X is None else len(X) if not hasattr(X, "shape") else X.shape[0]
         if y.shape[0] != n:
             raise ValueError(f"SemiSupervisedKFold.split: 'X' has {n} rows but 'y' has {y.shape[0]}; they must match.")
-        is_unlabeled = unlabeled_mask(y, self.unlabeled)
+        marker = resolve_unlabeled(y, self.unlabeled)
+        is_unlabeled = marker_mask(y, marker)
         labeled = np.flatnonzero(~is_unlabeled)
         unlabeled = np.flatnonzero(is_unlabeled)
         check_labels(y[labeled], "y", func)       # the labelled rows: finite labels
-        check_labeled_classes(np.unique(y[labeled]), unlabeled.size, self.unlabeled, func)
+        check_labeled_classes(np.unique(y[labeled]), unlabeled.size, self.unlabeled, func, marker=marker)
         if labeled.size < self.n_splits:
             raise ValueError(f"SemiSupervisedKFold.split: {labeled.size} labelled rows cannot be split into "
                              f"{self.n_splits} folds; use n_splits <= {labeled.size}.")
