@@ -152,19 +152,72 @@ def test_a_string_minus_one_is_a_class_not_the_marker(moons):
     assert est.classes_.tolist() == ["-1", "a", "b"]
 
 
-def test_one_vs_rest_is_one_function_call_per_class():
+@pytest.fixture(scope="module")
+def blobs():
+    """Three classes, 5 labels each, -1 on the other 135 rows."""
     X, y_true = make_blobs(150, centers=[[0, 0], [6, 0], [0, 6]], cluster_std=1.0, random_state=0)
     y = np.full(150, -1)
-    y[np.r_[np.flatnonzero(y_true == 0)[:5], np.flatnonzero(y_true == 1)[:5], np.flatnonzero(y_true == 2)[:5]]] = \
-        y_true[np.r_[np.flatnonzero(y_true == 0)[:5], np.flatnonzero(y_true == 1)[:5], np.flatnonzero(y_true == 2)[:5]]]
-    est = LapRLSC(sigma=2.0, gamma_I=0.1).fit(X, y)
+    for c in (0, 1, 2):
+        keep = np.flatnonzero(y_true == c)[:5]
+        y[keep] = c
+    return X, y, y_true
+
+
+_ONE_CALL = {
+    "LapRLSC direct": lambda: LapRLSC(sigma=2.0, gamma_I=0.1, method="direct"),
+    "LapSVM newton": lambda: LapSVM(sigma=2.0, gamma_I=0.1, method="newton"),
+    "LapSVM pcg separate": lambda: LapSVM(sigma=2.0, gamma_I=0.1, method="pcg", one_vs_all="separate"),
+}
+
+
+def _function_of(est):
+    """The estimator's function with every one of its parameters (the marker apart)."""
+    params = {k: v for k, v in est.get_params().items() if k != "unlabeled"}
+    function = toolkit.laprlsc if isinstance(est, LapRLSC) else toolkit.lapsvm
+    return lambda X_labeled, y_labeled, X_unlabeled, **kw: function(X_labeled, y_labeled, X_unlabeled,
+                                                                      **{**params, **kw})
+
+
+@pytest.mark.parametrize("name", sorted(_ONE_CALL))
+def test_all_classes_in_one_call_give_the_one_vs_rest_numbers(name, blobs):
+    """One call of the function with every class = the former loop of binary ±1 fits, one per class."""
+    X, y, y_true = blobs
+    order = np.random.default_rng(2).permutation(len(y))              # labelled rows scattered
+    X, y, y_true = X[order], y[order], y_true[order]
+    make = _ONE_CALL[name]
+    est = make().fit(X, y)
     labeled = y != -1
-    columns = [toolkit.laprlsc(X[labeled], np.where(y[labeled] == c, 1.0, -1.0), X[~labeled], sigma=2.0,
-                               gamma_I=0.1).decision_function(X) for c in (0, 1, 2)]
-    np.testing.assert_allclose(est.decision_function(X), np.column_stack(columns), rtol=1e-10, atol=1e-12)
-    np.testing.assert_array_equal(est.predict(X), np.argmax(np.column_stack(columns), axis=1))
-    assert isinstance(est.result_, tuple) and len(est.result_) == 3 and est.n_iter_.shape == (3,)
+    function = _function_of(est)                # binary problems: one_vs_all plays no part
+    loop = [function(X[labeled], np.where(y[labeled] == c, 1.0, -1.0), X[~labeled]) for c in (0, 1, 2)]
+    reference = np.column_stack([r.decision_function(X) for r in loop])
+    np.testing.assert_allclose(est.decision_function(X), reference, rtol=1e-10, atol=1e-10)
+    np.testing.assert_array_equal(est.predict(X), np.argmax(reference, axis=1))
+    np.testing.assert_array_equal(est.n_iter_, [r.n_iter for r in loop])
+    # one result: alpha (n, C), the classes coded 0 .. C-1 in the order of classes_
+    assert isinstance(est.result_, toolkit.manifold.LapSVMResult) and est.result_.alpha.shape == (150, 3)
+    np.testing.assert_array_equal(est.result_.classes, [0, 1, 2])
+    np.testing.assert_array_equal(est.transduction_[~labeled], np.argmax(reference[~labeled], axis=1))
     assert np.mean(est.transduction_ == y_true) > 0.95
+    # string classes, in another order than the codes' first appearance: the same columns
+    names = np.array(["c", "a", "b"], dtype=object)                   # class 0 -> "c" sorts last
+    target = np.where(y == -1, None, names[np.clip(y, 0, 2)])
+    named = make().fit(X, target)
+    assert named.classes_.tolist() == ["a", "b", "c"]
+    np.testing.assert_allclose(named.decision_function(X), reference[:, [1, 2, 0]], rtol=1e-10, atol=1e-10)
+
+
+def test_one_call_codes_the_validation_labels(blobs):
+    """validation = (X_v, y_v) coded like y: the function receives the same codes as the labelled rows."""
+    X, y, y_true = blobs
+    X_v, y_v = X[::10], y_true[::10]
+    est = LapSVM(sigma=2.0, gamma_I=0.1, stop="validation", validation=(X_v, y_v)).fit(X, y)
+    labeled = y != -1
+    direct = _function_of(est)(X[labeled], y[labeled], X[~labeled])      # the same (X_v, y_v): codes 0, 1, 2
+    np.testing.assert_allclose(est.decision_function(X), direct.decision_function(X), rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(est.n_iter_, direct.n_iter_per_problem)
+    with pytest.raises(ValueError, match=r"'validation' parameter of LapSVM must hold labels coded like y, among "
+                                         r"the classes \[0, 1, 2\]\. Got 1 other labels \(e\.g\. 7\)"):
+        LapSVM(sigma=2.0, stop="validation", validation=(X_v, np.r_[y_v[:-1], 7])).fit(X, y)
 
 
 def test_mmc_is_the_function():

@@ -50,8 +50,10 @@ estimator         objective (function)                        unlabelled rows
 ================  ==========================================  ===============================
 
 Every estimator is a thin shell: its parameters are those of the function, named alike; ``fit``
-calls the function (once per class, one-vs-rest, for more than two classes) and keeps its result
-as ``result_``; ``decision_function`` and ``predict`` evaluate that result;
+calls the function and keeps its result as ``result_``: :class:`LapSVM` and :class:`LapRLSC` call
+it once with every class (their functions train the one-vs-all problems on one kernel and one
+graph), the others once per class, one-vs-rest, for more than two classes (a tuple of results);
+``decision_function`` and ``predict`` evaluate that result;
 ``transduction_`` holds the labels found for the unlabelled training rows. They work in
 ``Pipeline``, ``GridSearchCV`` / ``cross_validate`` with
 :class:`~toolkit.selection.SemiSupervisedKFold` (unlabelled rows stay in every training fold and

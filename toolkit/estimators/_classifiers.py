@@ -164,22 +164,47 @@ class TSVM(SemiSupervisedClassifier):
         self.unlabeled = unlabeled
 
 
+def _class_codes(classes, two_classes):
+    """The labels the function is given for ``classes``: -1 / +1 for two classes (+1 for ``classes[1]``), else
+    0 .. C-1, so that the function's own classes come in the order of ``classes``."""
+    return np.array([-1.0, 1.0]) if two_classes else np.arange(len(classes))
+
+
 class _Manifold(SemiSupervisedClassifier):
-    """LapSVM / LapRLSC: ``validation`` labels mapped to each binary problem, float32 kept when asked."""
+    """LapSVM / LapRLSC: every class in one call, ``validation`` labels coded alike, float32 kept when asked.
+
+    ``lapsvm`` / ``laprlsc`` train the one-vs-all problems of a multi-class ``y_labeled`` themselves,
+    on one kernel and one graph: the labelled rows are passed coded so that the function's
+    classes are in the order of ``classes_`` (-1 / +1 for two classes, 0 .. C-1 for more), and its
+    one result (``alpha`` of shape (n, C), ``decision_function`` (n, C)) is ``result_``.
+    """
 
     def _input_dtype(self):
         return np.float32 if self.dtype in ("float32", np.float32) else np.float64
 
-    def _solve(self, X_labeled, y_labeled, X_unlabeled, positive):
+    def _fit_classes(self, X_labeled, codes, X_unlabeled, classes):
         params = self._solver_params()
+        coded = _class_codes(classes, classes.shape[0] == 2)
         if self.validation is not None:
             try:
                 X_validation, y_validation = self.validation
             except (TypeError, ValueError) as exc:
                 raise TypeError(f"The 'validation' parameter of {type(self).__name__} must be a pair "
                                 f"(X_validation, y_validation) or None. Got {self.validation!r} instead.") from exc
-            params["validation"] = (X_validation, np.where(np.asarray(y_validation) == positive, 1.0, -1.0))
-        return type(self)._function(X_labeled, y_labeled, X_unlabeled, **params)
+            y_validation = np.asarray(y_validation)
+            index = {c: k for k, c in enumerate(classes.tolist())}
+            unknown = [v for v in y_validation.tolist() if v not in index]
+            if unknown:
+                raise ValueError(f"The 'validation' parameter of {type(self).__name__} must hold labels coded like y, "
+                                 f"among the classes {classes.tolist()}. Got {len(unknown)} other labels (e.g. "
+                                 f"{unknown[0]!r}) in y_validation instead.")
+            params["validation"] = (X_validation, coded[[index[v] for v in y_validation.tolist()]])
+        return type(self)._function(X_labeled, coded[codes], X_unlabeled, **params)
+
+    def _iterations(self, result, n_classes):
+        if n_classes == 2:
+            return int(result.n_iter)
+        return np.asarray(result.n_iter_per_problem, dtype=int)
 
     def _decision(self, result, X):
         return np.asarray(result.decision_function(X), dtype=self._input_dtype())
@@ -192,7 +217,8 @@ _MANIFOLD_PARAMS = """
     coef0, weight, graph_sigma, metric, tol, max_iter, callback, rng, dtype, blas_threads, neighbor_search{extra},
     n_basis, basis, preconditioner, n_coarse, scheduler, intercept, one_vs_all
         As in :func:`toolkit.{function}`, except that ``validation = (X_validation, y_validation)`` holds
-        labels coded like ``y`` (mapped to each binary problem here). ``dtype="float32"`` keeps
+        labels coded like ``y`` (coded for the function as the labelled rows are). ``one_vs_all`` applies
+        to more than two classes, all trained in one call of the function. ``dtype="float32"`` keeps
         ``X`` and the decision values in float32; ``n_basis=r`` fits the low-rank model over ``r``
         basis points (no n × n matrix; for large n), with ``scheduler="tcp://HOST:PORT"`` in row
         blocks on a Dask cluster's workers.
@@ -202,14 +228,24 @@ _MANIFOLD_PARAMS = """
         method is semi-supervised; RLSC fits labelled rows alone).
 """
 
+# one result for every class: the function trains the one-vs-all problems itself
+_FITTED_ONE_CALL = _FITTED.replace(
+    "    result_ : {result} or tuple of them\n        The function's result (one per class, one-vs-rest, for more than "
+    "two classes).\n",
+    "    result_ : {result}\n        The function's one result for every class (one-vs-all inside it for more than two "
+    "classes:\n        ``alpha`` of shape (n_samples, n_classes), ``classes`` 0 .. n_classes - 1 in the order of\n"
+    "        ``classes_``; -1 / +1 for two classes).\n").replace(
+    "        ``result_.n_iter`` (per class for more than two classes).\n",
+    "        ``result_.n_iter``; for more than two classes ``result_.n_iter_per_problem``, per class.\n")
+
 
 class LapSVM(_Manifold):
     __doc__ = """Laplacian SVM in the primal, trained by Newton's method or early-stopped PCG (Melacci & Belkin 2011).
 
     Minimises ``½ Σ_{i≤l} max(0, 1 − y_i f(x_i))² + γ_A αᵀKα + γ_I αᵀK L K α`` over the expansion
     ``f(x) = Σ_i α_i k(x_i, x) + b`` on every training row (eq. 7; :func:`toolkit.lapsvm`), ``L``
-    the Laplacian of the rows' nearest-neighbour graph. More than two classes: one-vs-rest.
-    """ + _CONVENTION + _MANIFOLD_PARAMS.format(extra=", line_search", function="lapsvm") + _FITTED.format(
+    the Laplacian of the rows' nearest-neighbour graph. More than two classes: one-vs-all, in one call.
+    """ + _CONVENTION + _MANIFOLD_PARAMS.format(extra=", line_search", function="lapsvm") + _FITTED_ONE_CALL.format(
         result=":class:`~toolkit.manifold.LapSVMResult`", found="``predict`` of the fit")
 
     _function = staticmethod(lapsvm)
@@ -258,8 +294,8 @@ class LapRLSC(_Manifold):
 
     Minimises ``Σ_{i≤l} (y_i − f(x_i))² + γ_A αᵀKα + γ_I αᵀK L K α`` (eq. 7 with the squared loss;
     :func:`toolkit.laprlsc`), solved directly or by early-stopped PCG. More than two classes:
-    one-vs-rest.
-    """ + _CONVENTION + _MANIFOLD_PARAMS.format(extra="", function="laprlsc") + _FITTED.format(
+    one-vs-all, in one call.
+    """ + _CONVENTION + _MANIFOLD_PARAMS.format(extra="", function="laprlsc") + _FITTED_ONE_CALL.format(
         result=":class:`~toolkit.manifold.LapSVMResult`", found="``predict`` of the fit")
 
     _function = staticmethod(laprlsc)
