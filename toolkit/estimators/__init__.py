@@ -75,5 +75,7 @@ True
 from toolkit.estimators._base import SemiSupervisedClassifier
 from toolkit.estimators._classifiers import RLSC, S2RLSC, TSVM, LapRLSC, LapSVM, LapSVMPath
 from toolkit.estimators._clustering import MMC
+from toolkit.estimators._cv import LapRLSCCV, LapSVMCV, S2RLSCCV
 
-__all__ = ["RLSC", "S2RLSC", "TSVM", "LapSVM", "LapRLSC", "LapSVMPath", "MMC", "SemiSupervisedClassifier"]
+__all__ = ["LapSVMCV", "LapRLSCCV", "S2RLSCCV", "RLSC", "S2RLSC", "TSVM", "LapSVM", "LapRLSC", "LapSVMPath", "MMC",
+           "SemiSupervisedClassifier"]

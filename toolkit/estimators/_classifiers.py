@@ -216,7 +216,11 @@ _MANIFOLD_PARAMS = """
     kernel, sigma, gamma_A, gamma_I, neighbors, degree, normalized, method, stop, validation, kernel_degree,
     coef0, weight, graph_sigma, metric, tol, max_iter, callback, rng, dtype, blas_threads, neighbor_search{extra},
     n_basis, basis, preconditioner, n_coarse, scheduler, intercept, one_vs_all
-        As in :func:`toolkit.{function}`, except that ``validation = (X_validation, y_validation)`` holds
+        As in :func:`toolkit.{function}`, with its defaults (``sigma="scale"``: half the median distance
+        between rows; heat weights; ``gamma_A=1e-6``, ``gamma_I=0.1``, ``neighbors=10``, ``degree=2``:
+        the setting of smallest mean error over eight benchmark tasks, ``benchmarks/bench_defaults.py``;
+        :class:`{function_cv}` chooses them per data set), except that
+        ``validation = (X_validation, y_validation)`` holds
         labels coded like ``y`` (coded for the function as the labelled rows are). ``one_vs_all`` applies
         to more than two classes, all trained in one call of the function. ``dtype="float32"`` keeps
         ``X`` and the decision values in float32; ``n_basis=r`` fits the low-rank model over ``r``
@@ -245,14 +249,14 @@ class LapSVM(_Manifold):
     Minimises ``½ Σ_{i≤l} max(0, 1 − y_i f(x_i))² + γ_A αᵀKα + γ_I αᵀK L K α`` over the expansion
     ``f(x) = Σ_i α_i k(x_i, x) + b`` on every training row (eq. 7; :func:`toolkit.lapsvm`), ``L``
     the Laplacian of the rows' nearest-neighbour graph. More than two classes: one-vs-all, in one call.
-    """ + _CONVENTION + _MANIFOLD_PARAMS.format(extra=", line_search", function="lapsvm") + _FITTED_ONE_CALL.format(
+    """ + _CONVENTION + _MANIFOLD_PARAMS.format(extra=", line_search", function="lapsvm", function_cv="LapSVMCV") + _FITTED_ONE_CALL.format(
         result=":class:`~toolkit.manifold.LapSVMResult`", found="``predict`` of the fit")
 
     _function = staticmethod(lapsvm)
 
-    def __init__(self, *, kernel="rbf", sigma=1.0, gamma_A=1e-6, gamma_I=1e-2, neighbors=6, degree=1,
+    def __init__(self, *, kernel="rbf", sigma="scale", gamma_A=1e-6, gamma_I=0.1, neighbors=10, degree=2,
                  normalized=True, method="pcg", stop="stability", validation=None, kernel_degree=2, coef0=1.0,
-                 weight="binary", graph_sigma=None, metric="euclidean", tol=1e-6, max_iter=None, callback=None,
+                 weight="heat", graph_sigma=None, metric="euclidean", tol=1e-6, max_iter=None, callback=None,
                  rng=None, dtype="float64", blas_threads=1, neighbor_search="auto", line_search=True, n_basis=None,
                  basis="uniform", preconditioner="auto", n_coarse=None, scheduler=None, intercept=True,
                  one_vs_all="joint", unlabeled=None):
@@ -295,14 +299,14 @@ class LapRLSC(_Manifold):
     Minimises ``Σ_{i≤l} (y_i − f(x_i))² + γ_A αᵀKα + γ_I αᵀK L K α`` (eq. 7 with the squared loss;
     :func:`toolkit.laprlsc`), solved directly or by early-stopped PCG. More than two classes:
     one-vs-all, in one call.
-    """ + _CONVENTION + _MANIFOLD_PARAMS.format(extra="", function="laprlsc") + _FITTED_ONE_CALL.format(
+    """ + _CONVENTION + _MANIFOLD_PARAMS.format(extra="", function="laprlsc", function_cv="LapRLSCCV") + _FITTED_ONE_CALL.format(
         result=":class:`~toolkit.manifold.LapSVMResult`", found="``predict`` of the fit")
 
     _function = staticmethod(laprlsc)
 
-    def __init__(self, *, kernel="rbf", sigma=1.0, gamma_A=1e-6, gamma_I=1e-2, neighbors=6, degree=1,
+    def __init__(self, *, kernel="rbf", sigma="scale", gamma_A=1e-6, gamma_I=0.1, neighbors=10, degree=2,
                  normalized=True, method="direct", stop=None, validation=None, kernel_degree=2, coef0=1.0,
-                 weight="binary", graph_sigma=None, metric="euclidean", tol=1e-6, max_iter=None, callback=None,
+                 weight="heat", graph_sigma=None, metric="euclidean", tol=1e-6, max_iter=None, callback=None,
                  rng=None, dtype="float64", blas_threads=1, neighbor_search="auto", n_basis=None, basis="uniform",
                  preconditioner="auto", n_coarse=None, scheduler=None, intercept=True, one_vs_all="joint",
                  unlabeled=None):

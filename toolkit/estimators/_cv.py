@@ -15,6 +15,7 @@ and glmnet's 1-SE choice marked.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import numbers
 
@@ -30,9 +31,11 @@ __all__ = ["LapSVMCV", "LapRLSCCV", "S2RLSCCV", "SIGMA_FACTORS"]
 #: ``sigma="scale"`` of the cross-validated estimators searches these multiples of the width
 #: ``sigma="scale"`` of the plain estimators (:func:`toolkit.kernels.scale_width`, half the median
 #: distance between rows); measured in ``benchmarks/bench_defaults.py``.
-SIGMA_FACTORS = (0.5, 1.0, 2.0)
+SIGMA_FACTORS = (1.0, 2.0)
 
-_SEARCHED = ("sigma", "gamma_A", "gamma_I", "neighbors", "lam", "lam_u")
+#: ``n_folds=None``: this many folds, or the largest class's labelled rows when fewer. Three folds
+#: hold out as many labelled rows in all as five (every labelled row once) for 40 % fewer fits.
+DEFAULT_FOLDS = 3
 
 
 def _candidates(value, name, func, *, low=0.0, integral=False):
@@ -51,6 +54,7 @@ class _SelectionCV(SemiSupervisedClassifier):
     _method = None          # the registry name select fits
     _estimator = None       # the estimator refitted with the chosen parameters
     _grid_names = ()        # parameters holding candidate values
+    _simplest = None        # the weight whose largest candidate is the simplest model (refit="1se")
 
     # ---- the search space ------------------------------------------------------------------------
     def _fixed(self) -> dict:
@@ -75,7 +79,7 @@ class _SelectionCV(SemiSupervisedClassifier):
         if widths is not None:
             grid["sigma"] = widths
         for name in self._grid_names:
-            grid[name] = _candidates(getattr(self, name), name, func, integral=(name == "neighbors"))
+            grid[name] = _candidates(getattr(self, name), name, func, integral=(name in ("neighbors", "degree")))
         return grid, self._fixed()
 
     # ---- scikit-learn's interface ------------------------------------------------------------------
@@ -94,7 +98,7 @@ class _SelectionCV(SemiSupervisedClassifier):
         -------
         self
         """
-        from toolkit.selection import Indices, select
+        from toolkit.selection import Indices, get_method, select
 
         name = type(self).__name__
         func = f"{name}.fit"
@@ -117,7 +121,7 @@ class _SelectionCV(SemiSupervisedClassifier):
                              f"{dict(zip(classes.tolist(), counts.tolist()))} labelled rows per class instead; use "
                              f"{self._estimator.__name__} with fixed parameters.")
         if self.n_folds is None:
-            n_folds = int(min(5, counts.max()))
+            n_folds = int(min(DEFAULT_FOLDS, counts.max()))
         else:
             n_folds = check_scalar(self.n_folds, "n_folds", name, kind=numbers.Integral, low=2,
                                    high=int(counts.max()))
@@ -131,7 +135,9 @@ class _SelectionCV(SemiSupervisedClassifier):
         target = np.full(y.shape[0], np.nan)
         target[labeled] = codes
         split = Indices(labeled, unlabeled, np.empty(0, dtype=np.int64))
-        selection = select(self._method, X, target, split, grid=grid, fixed=fixed, scenario="labeled-cv",
+        # the 1-SE rule's "simplest model": the largest candidate of the weight named here
+        method = dataclasses.replace(get_method(self._method), regularization=(self._simplest, "larger"))
+        selection = select(method, X, target, split, grid=grid, fixed=fixed, scenario="labeled-cv",
                            n_folds=n_folds, refit=False, n_jobs=self.n_jobs, rng=self.rng, progress=self.progress)
         chosen = dict(selection.lambda_min if self.refit == "min" else selection.lambda_1se)
         best = {name: chosen[name] for name in grid}
@@ -206,11 +212,13 @@ class _SelectionCV(SemiSupervisedClassifier):
 _CV_PARAMS = """
     n_folds : int or None, default=None
         Folds of the labelled rows, stratified by class (:class:`~toolkit.selection.SemiSupervisedKFold`'s
-        folds); ``None``: 5, or the number of labelled rows of the largest class when that is smaller.
+        folds); ``None``: :data:`DEFAULT_FOLDS` (3), or the number of labelled rows of the largest
+        class when that is smaller.
         Every class needs at least 2 labelled rows.
     refit : {"min", "1se"}, default="min"
-        Refit the parameters of the smallest CV error, or glmnet's 1-SE choice (the most regularised
-        candidate within one standard error of the minimum).
+        Refit the parameters of the smallest CV error, or glmnet's 1-SE choice: the most regularised
+        candidate within one standard error of the minimum (the largest γ_I for the Laplacian
+        estimators, the largest λ for S²RLSC).
     n_jobs : int, default=None
         Local processes over the (width, fold) jobs (``None``: this process).
     rng : None, int or numpy Generator, default=None
@@ -251,28 +259,37 @@ class LapSVMCV(_SelectionCV):
     (:func:`toolkit.selection.select`, scenario ``"labeled-cv"``). The recommended entry point:
     with no arguments it searches a small grid read off the data.
 
+    With no arguments the grid is 2 widths × 3 γ_I × 2 neighbourhoods × 2 Laplacian powers (24
+    candidates, γ_A = 1e-6) over 3 folds: the dimensions along which the best setting moved between
+    the benchmark sets of ``benchmarks/bench_defaults.py --defaults`` (a 6-NN graph with ``L`` on the
+    SSL book's sets 3 and 6, a 10-NN graph with ``L²`` on G50C, USPS and ``load_digits``, twice the
+    width on the text-like set 7); γ_A mattered least.
+
     Parameters
     ----------
     sigma : "scale", float or sequence of float, default="scale"
-        RBF widths to try; ``"scale"``: :data:`SIGMA_FACTORS` × the width of ``sigma="scale"``
-        (:func:`toolkit.kernels.scale_width`, half the median distance between rows).
-    gamma_A : float or sequence of float, default=(1e-6, 1e-2)
+        RBF widths to try; ``"scale"``: :data:`SIGMA_FACTORS` (1, 2) × the width of
+        ``sigma="scale"`` (:func:`toolkit.kernels.scale_width`, half the median distance between rows).
+    gamma_A : float or sequence of float, default=1e-6
         Candidates of the ambient weight γ_A.
     gamma_I : float or sequence of float, default=(1e-2, 1e-1, 1.0)
         Candidates of the intrinsic weight γ_I.
     neighbors : int or sequence of int, default=(6, 10)
         Candidates of the graph's neighbours k.
-    kernel, degree, normalized, weight, graph_sigma, metric, method, stop, intercept, one_vs_all
+    degree : int or sequence of int, default=(1, 2)
+        Candidates of the Laplacian power p of ``L^p``.
+    kernel, normalized, weight, graph_sigma, metric, method, stop, intercept, one_vs_all
         Fixed, as in :class:`LapSVM`.
     """ + _CV_PARAMS
 
     _method = "lapsvm"
     _estimator = LapSVM
-    _grid_names = ("gamma_A", "gamma_I", "neighbors")
+    _grid_names = ("gamma_A", "gamma_I", "neighbors", "degree")
+    _simplest = "gamma_I"
     _multiclass = True
 
-    def __init__(self, *, sigma="scale", gamma_A=(1e-6, 1e-2), gamma_I=(1e-2, 1e-1, 1.0), neighbors=(6, 10),
-                 kernel="rbf", degree=2, normalized=True, weight="heat", graph_sigma=None, metric="euclidean",
+    def __init__(self, *, sigma="scale", gamma_A=1e-6, gamma_I=(1e-2, 1e-1, 1.0), neighbors=(6, 10), degree=(1, 2),
+                 kernel="rbf", normalized=True, weight="heat", graph_sigma=None, metric="euclidean",
                  method="pcg", stop="stability", intercept=True, one_vs_all="joint", n_folds=None, refit="min",
                  n_jobs=None, rng=None, progress=False, unlabeled=None):
         self.sigma = sigma
@@ -307,20 +324,23 @@ class LapRLSCCV(_SelectionCV):
     ----------
     sigma : "scale", float or sequence of float, default="scale"
         RBF widths to try; ``"scale"``: :data:`SIGMA_FACTORS` × the width of ``sigma="scale"``.
-    gamma_A : float or sequence of float, default=(1e-6, 1e-2)
+    gamma_A : float or sequence of float, default=1e-6
     gamma_I : float or sequence of float, default=(1e-2, 1e-1, 1.0)
     neighbors : int or sequence of int, default=(6, 10)
-    kernel, degree, normalized, weight, graph_sigma, metric, method, stop, intercept, one_vs_all
-        Fixed, as in :class:`LapRLSC`.
+    degree : int or sequence of int, default=(1, 2)
+        Candidates, as in :class:`LapSVMCV`.
+    kernel, normalized, weight, graph_sigma, metric, method, stop, intercept, one_vs_all
+        Fixed, as in :class:`LapRLSC` (``method="direct"``: one dense solve per candidate and fold).
     """ + _CV_PARAMS
 
     _method = "laprlsc"
     _estimator = LapRLSC
-    _grid_names = ("gamma_A", "gamma_I", "neighbors")
+    _grid_names = ("gamma_A", "gamma_I", "neighbors", "degree")
+    _simplest = "gamma_I"
     _multiclass = True
 
-    def __init__(self, *, sigma="scale", gamma_A=(1e-6, 1e-2), gamma_I=(1e-2, 1e-1, 1.0), neighbors=(6, 10),
-                 kernel="rbf", degree=2, normalized=True, weight="heat", graph_sigma=None, metric="euclidean",
+    def __init__(self, *, sigma="scale", gamma_A=1e-6, gamma_I=(1e-2, 1e-1, 1.0), neighbors=(6, 10), degree=(1, 2),
+                 kernel="rbf", normalized=True, weight="heat", graph_sigma=None, metric="euclidean",
                  method="direct", stop=None, intercept=True, one_vs_all="joint", n_folds=None, refit="min",
                  n_jobs=None, rng=None, progress=False, unlabeled=None):
         self.sigma = sigma
@@ -366,6 +386,7 @@ class S2RLSCCV(_SelectionCV):
     _method = "s2rlsc"
     _estimator = S2RLSC
     _grid_names = ("lam", "lam_u")
+    _simplest = "lam"
     _multiclass = False
 
     def __init__(self, *, sigma="scale", lam=(1e-3, 1e-1, 10.0), lam_u=(0.1, 1.0), kernel="rbf", eps=0.1,
