@@ -235,12 +235,15 @@ def test_singular_systems_are_solved_by_least_squares_and_recorded():
     # K = 0 and γ_A = 0: the matrices of eq. (11) and eq. (14) are singular, LU breaks down
     zero = np.zeros((60, 60))
     graph = laplacian(np.vstack([XL, XU]))          # the graph of the points; the kernel is all zeros
-    direct = laprlsc(zero[:len(XL)], YL, zero[len(XL):], kernel="precomputed", gamma_A=0.0, laplacian_matrix=graph)
+    with pytest.warns(toolkit.DegenerateFitWarning, match="predicts one class"):    # f = b: K = 0 cannot separate
+        direct = laprlsc(zero[:len(XL)], YL, zero[len(XL):], kernel="precomputed", gamma_A=0.0,
+                         laplacian_matrix=graph)
     assert len(direct.fallbacks) == 1 and "least squares" in direct.fallbacks[0] and "eq. (14)" in direct.fallbacks[0]
     assert direct.history["lstsq"][-1] and "least squares" in direct.message
     assert "fallback" in direct.summary()
-    newton = lapsvm(zero[:len(XL)], YL, zero[len(XL):], kernel="precomputed", method="newton", gamma_A=0.0,
-                    laplacian_matrix=graph)
+    with pytest.warns(toolkit.DegenerateFitWarning, match="predicts one class"):
+        newton = lapsvm(zero[:len(XL)], YL, zero[len(XL):], kernel="precomputed", method="newton", gamma_A=0.0,
+                        laplacian_matrix=graph)
     assert newton.fallbacks and newton.history["lstsq"][1:].all() and "Newton step 1" in newton.fallbacks[0]
     regular = lapsvm(XL, YL, XU, method="newton", gamma_A=1e-2, gamma_I=1.0)
     assert regular.fallbacks == () and not regular.history["lstsq"].any()

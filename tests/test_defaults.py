@@ -97,7 +97,7 @@ def test_defaults_separate_pixel_data_where_a_unit_width_warns():
     rng = np.random.default_rng(0)
     labeled = np.concatenate([rng.choice(np.flatnonzero(truth == c), 5, replace=False) for c in (3, 8)])
     rest = np.setdiff1d(np.arange(len(truth)), labeled)
-    with pytest.warns(DegenerateFitWarning, match="below the typical distance between a row and its nearest"):
+    with pytest.warns(DegenerateFitWarning, match="below half the typical distance between a row and its nearest"):
         lapsvm(X[labeled], truth[labeled], X[rest], sigma=1.0, weight="binary", degree=1, neighbors=6, gamma_I=1e-2)
     with warnings.catch_warnings():
         warnings.simplefilter("error", DegenerateFitWarning)

@@ -10,7 +10,7 @@ for its status and warning) follow one protocol, modelled on ``scipy.optimize``:
   without reaching its goal (``max_iter``, a numerical breakdown), quoting the numbers and a remedy;
 * one warning for a fit that cannot be right although the solver converged,
   :class:`DegenerateFitWarning` (a ``UserWarning``): one class predicted for every training row,
-  a kernel width below the nearest-neighbour distance; the message quotes the numbers and a remedy;
+  a kernel width below half the nearest-neighbour distance; the message quotes the numbers and a remedy;
 * one **callback protocol**: ``callback(intermediate_result)`` once per iteration (PCG iteration,
   Newton step, restart of the search, breakpoint of a path) with an :class:`IntermediateResult`;
   raising ``StopIteration`` stops the solver cleanly with status 3 (:data:`CALLBACK`). An
@@ -45,7 +45,7 @@ class ConvergenceWarning(UserWarning):
 
 class DegenerateFitWarning(UserWarning):
     """A fit that converged but cannot be right: one class for every labelled and unlabelled row,
-    or an RBF width below the typical nearest-neighbour distance (a kernel close to the identity).
+    or an RBF width below half the typical nearest-neighbour distance (a kernel close to the identity).
 
     Issued by :func:`toolkit.lapsvm` / :func:`toolkit.laprlsc` (and so by their estimators), also
     available as ``toolkit.DegenerateFitWarning``; the message quotes the numbers and a remedy

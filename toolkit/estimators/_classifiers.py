@@ -356,7 +356,8 @@ class LapSVMPath(SemiSupervisedClassifier):
         The λ at which ``decision_function`` / ``predict`` evaluate the path (> 0).
     kernel, sigma, kernel_degree, coef0, neighbors, weight, graph_sigma, normalized, degree, metric,
     gamma_ratio, lambda_min, max_iter, ridge, callback
-        As in :func:`toolkit.laplacian_svm_path` (``sigma`` defaults to 1.0 here, as in LapSVM).
+        As in :func:`toolkit.laplacian_svm_path` (``sigma`` defaults to 1.0 here: the path function
+        has no default width and no ``"scale"`` rule yet).
     unlabeled : int, str, float or None, default=None
         The marker of unlabelled rows in ``y``; None: missing labels (NaN or None), else -1
         (:func:`toolkit._validation.resolve_unlabeled`). At least one row must carry it.

@@ -22,7 +22,7 @@ import numbers
 import numpy as np
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d, validate_data
 
-from toolkit._validation import check_labeled_classes, check_option, check_scalar, unlabeled_mask
+from toolkit._validation import check_labeled_classes, check_option, check_scalar, marker_mask, resolve_unlabeled
 from toolkit.estimators._base import SemiSupervisedClassifier
 from toolkit.estimators._classifiers import S2RLSC, LapRLSC, LapSVM
 
@@ -108,10 +108,11 @@ class _SelectionCV(SemiSupervisedClassifier):
         X = validate_data(self, X, accept_sparse="csr" if self._sparse else False, dtype=np.float64)
         y = column_or_1d(y, warn=True)
         check_consistent_length(X, y)
-        is_unlabeled = unlabeled_mask(y, self.unlabeled)
+        marker = resolve_unlabeled(y, self.unlabeled)
+        is_unlabeled = marker_mask(y, marker)
         labeled, unlabeled = np.flatnonzero(~is_unlabeled), np.flatnonzero(is_unlabeled)
         classes, codes = np.unique(y[labeled], return_inverse=True)
-        check_labeled_classes(classes, unlabeled.size, self.unlabeled, func)
+        check_labeled_classes(classes, unlabeled.size, self.unlabeled, func, marker=marker)
         if unlabeled.size == 0:
             # the refit's own message, before any search
             self._estimator(unlabeled=self.unlabeled).fit(X, y)
@@ -150,7 +151,7 @@ class _SelectionCV(SemiSupervisedClassifier):
         self.n_folds_ = n_folds
         self.cv_results_ = self._cv_results(selection, grid)
         self.best_index_ = self._index_of(best)
-        for attribute in ("classes_", "result_", "transduction_", "n_iter_"):
+        for attribute in ("classes_", "result_", "transduction_", "n_iter_", "unlabeled_marker_"):
             if hasattr(self.best_estimator_, attribute):
                 setattr(self, attribute, getattr(self.best_estimator_, attribute))
         return self
@@ -245,7 +246,7 @@ _CV_PARAMS = """
         The whole search: the tidy per-fold table, ``lambda_min``, ``lambda_1se``.
     n_folds_ : int
         The folds used.
-    classes_, transduction_, result_, n_iter_
+    classes_, transduction_, result_, n_iter_, unlabeled_marker_
         Those of ``best_estimator_``.
 """
 

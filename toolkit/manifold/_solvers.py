@@ -326,16 +326,23 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
 SIGMA_RULES = ("scale",)
 #: The width check reads this many rows of K (evenly spaced): O(rows × n), a fraction of one PCG iteration.
 WIDTH_CHECK_ROWS = 200
+#: The width check warns when the typical nearest-neighbour kernel value is below this, ``exp(-2)``:
+#: ``sigma`` below half the nearest-neighbour distance.
+NARROW_KERNEL_VALUE = float(np.exp(-2.0))
 
 
 def _warn_narrow_width(K, sigma, func):
-    """Warn when the RBF width lies below the typical nearest-neighbour distance.
+    """Warn when the RBF width lies below half the typical nearest-neighbour distance.
 
-    Then ``k(x, x') = exp(-d² / (2σ²))`` is below ``exp(-1/2)`` for the nearest other row of most
-    rows, K is close to the identity and the classifier is close to 0 away from the labelled rows
+    Then ``k(x, x') = exp(-d² / (2σ²))`` is below ``exp(-2) = 0.14`` for the nearest other row of
+    most rows: K is close to the identity and the classifier close to 0 away from the labelled rows
     (predicting one class). Read off K itself: the largest off-diagonal entry of a row is its
     nearest neighbour's kernel value, ``d_nn = σ sqrt(-2 log k_max)``; the median over
-    :data:`WIDTH_CHECK_ROWS` evenly spaced rows is compared with σ.
+    :data:`WIDTH_CHECK_ROWS` evenly spaced rows is compared with ``exp(-2)``. The threshold is half
+    the distance, not the distance itself: on high-dimensional data the nearest neighbour is
+    nearly as far as the median row, and the measured default width (``sigma="scale"``) lies just
+    below the nearest-neighbour distance on USPS(2,5) (4.0 against 4.3) and G50C (5.1 against
+    7.7), where its fits are 98 % and 90 % accurate.
     """
     n = K.shape[0]
     if n < 3:
@@ -345,15 +352,15 @@ def _warn_narrow_width(K, sigma, func):
     block[np.arange(rows.size), rows] = -np.inf
     nearest = np.max(block, axis=1)
     k_typical = float(np.median(nearest))
-    if k_typical >= np.exp(-0.5):
+    if k_typical >= NARROW_KERNEL_VALUE:
         return
     with np.errstate(divide="ignore"):
         d_nn = float(sigma * np.sqrt(-2.0 * np.log(k_typical))) if k_typical > 0 else float("inf")
     warnings.warn(
-        f"{func}: the RBF width sigma={sigma:.4g} is below the typical distance between a row and its nearest "
-        f"neighbour ({d_nn:.4g}, the median over {rows.size} rows): the kernel is close to the identity "
+        f"{func}: the RBF width sigma={sigma:.4g} is below half the typical distance between a row and its "
+        f"nearest neighbour ({d_nn:.4g}, the median over {rows.size} rows): the kernel is close to the identity "
         f"(median nearest-neighbour kernel value {k_typical:.3g}) and the fit is likely to predict one class away "
-        "from the labelled rows. Use sigma='scale' (the median distance between rows), or choose sigma by "
+        "from the labelled rows. Use sigma='scale' (half the median distance between rows), or choose sigma by "
         "cross-validation (toolkit.estimators.LapSVMCV / LapRLSCCV).", DegenerateFitWarning, stacklevel=5)
 
 
@@ -930,7 +937,7 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma="scale", ga
     labels, SSL-book sets 2, 3, 6 and 7 with 100, ``load_digits`` with 5 per class) among 96,
     ``benchmarks/bench_defaults.py --defaults``. They are a starting point; the cross-validated
     :class:`toolkit.estimators.LapSVMCV` chooses them per data set. A fit that cannot be right
-    (one class for every training row, or ``sigma`` below the typical nearest-neighbour distance)
+    (one class for every training row, or ``sigma`` below half the typical nearest-neighbour distance)
     issues a :class:`toolkit.DegenerateFitWarning` quoting the numbers and a remedy.
 
     References
