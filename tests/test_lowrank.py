@@ -64,7 +64,9 @@ def _lbfgs(Kxz, Kzz, L, y, gA, gI, scale, hinge):
 @pytest.mark.parametrize("method", ["newton", "pcg"])
 def test_reduced_solution_minimises_the_restricted_objective(hinge, normalized, method):
     Xl, yl, Xu, _ = _moons(80)
-    kw = dict(sigma=0.5, gamma_A=1e-2, gamma_I=0.5, neighbors=5, normalized=normalized, n_basis=25, rng=3)
+    # the reference's graph: binary 5-NN weights (knn_graph), L^1 (knn_laplacian below)
+    kw = dict(sigma=0.5, gamma_A=1e-2, gamma_I=0.5, neighbors=5, weight="binary", degree=1, normalized=normalized,
+              n_basis=25, rng=3)
     solver = lapsvm if hinge else laprlsc
     method = method if hinge or method == "pcg" else "direct"
     fit = solver(Xl, yl, Xu, method=method, stop=None, tol=1e-10, **kw)

@@ -32,6 +32,11 @@ def _data(n=40, l=8, seed=0):
 PUBLIC_SOLVERS = ["rlsc", "s2rlsc", "mmc", "lapsvm", "laprlsc", "lapsvm_dual", "svm_path", "rlsc_path",
                   "laplacian_svm_path", "cv_svm_path", "cv_laplacian_svm_path", "kernel_matrix"]
 RETIRED = {"laplacian_power", "laplacian_degree", "heat_sigma", "gram", "laplacian", "K"}
+#: the solvers whose graph defaults were measured (benchmarks/bench_defaults.py): they share the registry's
+#: graph, toolkit._methods.GRAPH_PARAMS; the building blocks (toolkit.graphs) and the regularisation paths
+#: keep the plain graph of toolkit.graphs.laplacian (binary weights, L^1)
+MANIFOLD_SOLVERS = ("lapsvm", "laprlsc", "lapsvm_dual")
+GRAPH_KEYS = ("neighbors", "degree", "normalized", "weight", "graph_sigma", "metric")
 
 
 @pytest.mark.parametrize("name", PUBLIC_SOLVERS)
@@ -40,10 +45,17 @@ def test_public_solvers_use_the_one_name_of_each_quantity(name):
     assert not RETIRED & set(params), f"{name} still has {sorted(RETIRED & set(params))}"
     if "kernel_degree" in params:                                   # always the polynomial kernel's degree
         assert params["kernel_degree"].default == 2 and "kernel" in params
-    if "degree" in params:
-        assert params["degree"].default == 1
-    if "weight" in params:                                    # one default graph everywhere
-        assert params["weight"].default == "binary" and params["graph_sigma"].default is None
+    defaults = {k: params[k].default for k in GRAPH_KEYS if k in params}
+    if name in MANIFOLD_SOLVERS:                              # one default graph: the registry's
+        from toolkit._methods import GRAPH_PARAMS
+        assert GRAPH_PARAMS == dict(neighbors=10, degree=2, normalized=True, weight="heat", graph_sigma=None,
+                                    metric="euclidean")
+        assert defaults == GRAPH_PARAMS
+    elif defaults:                                            # the building blocks' plain graph
+        block = inspect.signature(toolkit.graphs.laplacian).parameters
+        assert defaults == {k: block[k].default for k in defaults}
+        plain = {"weight": "binary", "degree": 1, "graph_sigma": None}
+        assert {k: defaults[k] for k in plain if k in defaults} == {k: plain[k] for k in plain if k in defaults}
     if name not in ("kernel_matrix",):
         assert "kernel" in params
 
