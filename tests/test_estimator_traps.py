@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from sklearn.datasets import make_moons
-from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold, cross_validate
+from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold, cross_val_predict, cross_validate
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
@@ -145,23 +145,40 @@ def test_score_keeps_minus_one_a_class_when_the_fit_read_nan(moons):
         model.score(X, coded)
 
 
-@pytest.mark.parametrize("cv", [5, KFold(5, shuffle=True, random_state=0)])
-def test_grid_search_with_a_splitter_that_tests_marked_rows_raises(cv, moons):
+@pytest.mark.parametrize("cv", [5, None, KFold(5, shuffle=True, random_state=0)])
+@pytest.mark.parametrize("nan", [False, True])
+def test_grid_search_with_a_plain_splitter_raises_before_splitting(cv, nan, moons):
+    """Refused when scikit-learn reads the estimator's tags, before check_cv reads y: also for NaN markers,
+    on which StratifiedKFold would fail with scikit-learn's own 'Input y contains NaN'."""
     X, y, _ = moons
-    with pytest.raises(ValueError, match=r"All the 10 fits failed(.|\n)*LapSVM.fit was called by scikit-learn's "
-                                         r"cross-validation with a test fold holding \d+ of its 40 rows marked "
-                                         r"unlabelled by -1(.|\n)*toolkit.selection.SemiSupervisedKFold"):
+    y = np.where(y == -1, np.nan, y) if nan else y
+    marker = r"NaN \(unlabeled=None: missing labels\)" if nan else "-1"
+    with pytest.raises(ValueError, match=rf"LapSVM is cross-validated by scikit-learn with cv=.*180 rows marked "
+                                         rf"unlabelled by {marker}(.|\n)*toolkit.selection.SemiSupervisedKFold"):
         GridSearchCV(LapSVM(sigma=0.3), {"gamma_I": [0.01, 1.0]}, cv=cv).fit(X, y)
+
+
+def test_folds_given_as_pairs_are_checked_fold_by_fold(moons):
+    """(train, test) pairs are the user's own folds: fit refuses a test fold that holds marked rows."""
+    X, y, _ = moons
+    labeled, unlabeled = np.flatnonzero(y != -1), np.flatnonzero(y == -1)
+    bad = [(np.r_[labeled[:10], unlabeled[20:]], np.r_[labeled[10:], unlabeled[:20]])]
+    with pytest.raises(ValueError, match=r"All the 2 fits failed(.|\n)*LapSVM.fit was called by scikit-learn's "
+                                         r"cross-validation with a test fold holding 20 of its 30 rows marked "
+                                         r"unlabelled by -1(.|\n)*toolkit.selection.SemiSupervisedKFold"):
+        GridSearchCV(LapSVM(sigma=0.3), {"gamma_I": [0.01, 1.0]}, cv=bad).fit(X, y)
+    good = [(np.r_[labeled[:10], unlabeled], labeled[10:])]
+    assert np.isfinite(GridSearchCV(LapSVM(sigma=0.3), {"gamma_I": [0.01, 1.0]}, cv=good).fit(X, y).best_score_)
 
 
 def test_cross_validate_and_pipelines_raise_as_well(moons):
     X, y, _ = moons
-    with pytest.raises(ValueError, match=r"All the 5 fits failed(.|\n)*LapRLSC.fit was called by scikit-learn's "
-                                         r"cross-validation"):
+    with pytest.raises(ValueError, match=r"LapRLSC is cross-validated by scikit-learn with cv=StratifiedKFold"):
         cross_validate(LapRLSC(sigma=0.3), X, y, cv=StratifiedKFold(5))
-    with pytest.raises(ValueError, match=r"All the 5 fits failed(.|\n)*LapSVM.fit was called by scikit-learn's "
-                                         r"cross-validation"):
+    with pytest.raises(ValueError, match=r"LapSVM is cross-validated by scikit-learn with cv="):
         cross_validate(make_pipeline(StandardScaler(), LapSVM(sigma=0.5)), X, y, cv=5)
+    with pytest.raises(ValueError, match=r"LapSVM is cross-validated by scikit-learn with cv="):
+        cross_val_predict(LapSVM(sigma=0.5), X, y, cv=3)
 
 
 def test_a_marker_that_differs_between_estimator_and_splitter_raises(moons):

@@ -24,15 +24,19 @@ rows outside the split's labelled ones, which works on every data set::
   marker in effect at fit time (``unlabeled_marker_``) and are not a class: they would be counted
   as errors. With the default rule, NaN / None rows always; -1 rows when the fit read -1 as the
   marker.
-* scikit-learn's cross-validation with a splitter that puts marked rows in a test fold, e.g.
-  ``GridSearchCV(LapSVM(), grid, cv=5)`` or :class:`~toolkit.selection.SemiSupervisedKFold` given
-  another marker than the estimator: ``fit`` looks a few frames up for scikit-learn's
+* scikit-learn's cross-validation with a splitter that puts marked rows in a test fold. A plain
+  splitter (``GridSearchCV(LapSVM(), grid, cv=5)``, ``cross_validate(..., cv=KFold(5))``, ...) is
+  refused before it splits: scikit-learn reads the estimator's tags (``is_classifier``) before
+  ``check_cv`` reads ``y``, and ``__sklearn_tags__`` then finds the caller's ``y`` and ``cv`` a
+  few frames up (a StratifiedKFold would otherwise fail on NaN markers with scikit-learn's own
+  "Input y contains NaN", or deal -1 rows into test folds as a class). Folds given as ``(train,
+  test)`` pairs, and :class:`~toolkit.selection.SemiSupervisedKFold` given another marker than the
+  estimator, are checked fold by fold: ``fit`` looks a few frames up for scikit-learn's
   ``sklearn.model_selection._validation._fit_and_score``, reads its ``y`` and ``test``, resolves
-  its own marker on that whole ``y`` and refuses a test fold holding marked rows (with NaN on the
-  unlabelled rows, ``cv=5``'s stratified splitter already refuses ``y`` itself). (scikit-learn
+  its own marker on that whole ``y`` and refuses a test fold holding marked rows (scikit-learn
   turns an error raised while *scoring* into a NaN score and a warning, but a fit that fails in
-  every fold makes ``GridSearchCV`` and ``cross_validate`` raise, with the fit's message.) When the
-  frame or its ``y`` / ``test`` cannot be read, nothing is checked.
+  every fold makes ``GridSearchCV`` and ``cross_validate`` raise, with the fit's message). When a
+  frame or its ``y`` / ``cv`` / ``test`` cannot be read, nothing is checked.
 * a semi-supervised estimator (every one but the supervised :class:`RLSC`) given no unlabelled
   row: one rule and one message for all of them, which suggests RLSC for labelled rows alone
   and, when ``y`` holds NaN or -1 that the marker does not read, the marker to pass.

@@ -16,6 +16,7 @@ with a splitter that puts marked rows in a test fold (:func:`_refuse_marked_test
 """
 from __future__ import annotations
 
+import numbers
 import sys
 
 import numpy as np
@@ -34,6 +35,63 @@ _CV_FRAMES = 8
 _CV_FUNCTION = ("_fit_and_score", "sklearn.model_selection._validation")     # (name, module)
 _SPLITTER_ADVICE = ("use toolkit.selection.SemiSupervisedKFold as 'cv', with the same 'unlabeled' as the estimator "
                     "(it keeps every unlabelled row out of the test folds)")
+
+
+# scikit-learn's callers that choose the splitter with check_cv(cv, y, classifier=is_classifier(estimator)):
+# is_classifier reads the estimator's tags before check_cv reads y, so __sklearn_tags__ can refuse a
+# plain splitter first, with the marker named (StratifiedKFold would otherwise fail on NaN markers with
+# scikit-learn's own "Input y contains NaN", or deal -1 rows into test folds as a class)
+_SPLITTER_CALLERS = {("fit", "sklearn.model_selection._search")} | {
+    (name, "sklearn.model_selection._validation")
+    for name in ("cross_validate", "cross_val_predict", "permutation_test_score", "learning_curve",
+                 "validation_curve")}
+_TAGS_FRAMES = 12       # get_tags / is_classifier, and a Pipeline's tags of its last step, in between
+
+
+def _refuse_plain_splitter(estimator):
+    """Raise when scikit-learn is about to cross-validate ``estimator`` with a splitter that ignores the marker.
+
+    Called from ``__sklearn_tags__``: when a caller in :data:`_SPLITTER_CALLERS` is a few frames up,
+    its ``y`` and its ``cv`` (``self.cv`` of a search) are read; a splitter other than
+    :class:`~toolkit.selection.SemiSupervisedKFold` (an int, None, a KFold, ...) on a ``y`` with
+    rows carrying the estimator's marker is refused. Folds given as ``(train, test)`` pairs are
+    left to :func:`_refuse_marked_test_rows`, which checks each test fold in ``fit``. Anything
+    missing or unreadable: no check.
+    """
+    try:
+        frame = sys._getframe(2)
+    except (AttributeError, ValueError):
+        return
+    for _ in range(_TAGS_FRAMES):
+        if frame is None:
+            return
+        if (frame.f_code.co_name, frame.f_globals.get("__name__")) in _SPLITTER_CALLERS:
+            break
+        frame = frame.f_back
+    else:
+        return
+    from toolkit.selection import SemiSupervisedKFold
+
+    try:
+        found = frame.f_locals
+        y = found.get("y")
+        search = found.get("self")
+        cv = getattr(search, "cv", None) if frame.f_code.co_name == "fit" else found.get("cv")
+        plain = cv is None or isinstance(cv, numbers.Integral) or hasattr(cv, "split")
+        if y is None or isinstance(cv, SemiSupervisedKFold) or not plain:
+            return          # folds given as (train, test) pairs: fit checks each test fold
+        y = np.asarray(y)
+        if y.ndim != 1:
+            return
+        marker = resolve_unlabeled(y, estimator.unlabeled)
+        marked = int(np.count_nonzero(marker_mask(y, marker)))
+    except Exception:       # noqa: BLE001 - scikit-learn's internals changed: skip the check
+        return
+    if marked:
+        raise ValueError(
+            f"{type(estimator).__name__} is cross-validated by scikit-learn with cv={cv!r}, a splitter that does not "
+            f"know the {marked} rows marked unlabelled by {describe_marker(estimator.unlabeled, marker)}: it would "
+            f"put them in test folds and score them as a class; {_SPLITTER_ADVICE}.")
 
 
 def _cross_validation_frame():
@@ -157,6 +215,7 @@ class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
 
     # ---- scikit-learn's interface --------------------------------------------------------------
     def __sklearn_tags__(self):
+        _refuse_plain_splitter(self)
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = self._sparse
         tags.classifier_tags.multi_class = True

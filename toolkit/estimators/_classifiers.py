@@ -218,7 +218,7 @@ _MANIFOLD_PARAMS = """
     n_basis, basis, preconditioner, n_coarse, scheduler, intercept, one_vs_all
         As in :func:`toolkit.{function}`, with its defaults (``sigma="scale"``: half the median distance
         between rows; heat weights; ``gamma_A=1e-6``, ``gamma_I=0.1``, ``neighbors=10``, ``degree=2``:
-        the setting of smallest mean error over eight benchmark tasks, ``benchmarks/bench_defaults.py``;
+        the setting of smallest mean error over seven benchmark tasks, ``benchmarks/bench_defaults.py``;
         :class:`{function_cv}` chooses them per data set), except that
         ``validation = (X_validation, y_validation)`` holds
         labels coded like ``y`` (coded for the function as the labelled rows are). ``one_vs_all`` applies

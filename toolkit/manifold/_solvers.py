@@ -933,8 +933,8 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma="scale", ga
 
     **The defaults** (``sigma="scale"``, heat weights, ``gamma_A=1e-6``, ``gamma_I=0.1``,
     ``neighbors=10``, ``degree=2``) are a measurement, not the paper's per-data-set values: the
-    setting of smallest mean error over eight benchmark tasks (USPS(2,5) and G50C with 20 and 50
-    labels, SSL-book sets 2, 3, 6 and 7 with 100, ``load_digits`` with 5 per class) among 96,
+    setting of smallest mean error over seven benchmark tasks (USPS(2,5) and G50C with 20 and 50
+    labels, SSL-book sets 2, 3, 6 and 7 with 100, ``load_digits`` with 5 per class) among 48,
     ``benchmarks/bench_defaults.py --defaults``. They are a starting point; the cross-validated
     :class:`toolkit.estimators.LapSVMCV` chooses them per data set. A fit that cannot be right
     (one class for every training row, or ``sigma`` below half the typical nearest-neighbour distance)
