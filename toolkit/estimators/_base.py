@@ -48,6 +48,33 @@ _SPLITTER_CALLERS = {("fit", "sklearn.model_selection._search")} | {
 _TAGS_FRAMES = 12       # get_tags / is_classifier, and a Pipeline's tags of its last step, in between
 
 
+def _caller_locals(callers, depth):
+    """``(function name, locals)`` of the nearest of ``callers`` ((name, module) pairs) within ``depth``
+    frames above the function that calls this one, else ``(None, None)``."""
+    try:
+        frame = sys._getframe(2)
+    except (AttributeError, ValueError):
+        return None, None
+    for _ in range(depth):
+        if frame is None:
+            break
+        if (frame.f_code.co_name, frame.f_globals.get("__name__")) in callers:
+            return frame.f_code.co_name, frame.f_locals
+        frame = frame.f_back
+    return None, None
+
+
+def _marked_rows(estimator, y, rows=None):
+    """``(marker, number of marked rows of y[rows])`` with the estimator's marker resolved on the whole
+    ``y``; ``(None, 0)`` for a ``y`` that is not a 1-d array of labels."""
+    y = np.asarray(y)
+    if y.ndim != 1:
+        return None, 0
+    marker = resolve_unlabeled(y, estimator.unlabeled)
+    mask = marker_mask(y, marker)
+    return marker, int(np.count_nonzero(mask if rows is None else mask[np.asarray(rows)]))
+
+
 def _refuse_plain_splitter(estimator):
     """Raise when scikit-learn is about to cross-validate ``estimator`` with a splitter that ignores the marker.
 
@@ -58,33 +85,18 @@ def _refuse_plain_splitter(estimator):
     left to :func:`_refuse_marked_test_rows`, which checks each test fold in ``fit``. Anything
     missing or unreadable: no check.
     """
-    try:
-        frame = sys._getframe(2)
-    except (AttributeError, ValueError):
-        return
-    for _ in range(_TAGS_FRAMES):
-        if frame is None:
-            return
-        if (frame.f_code.co_name, frame.f_globals.get("__name__")) in _SPLITTER_CALLERS:
-            break
-        frame = frame.f_back
-    else:
+    caller, found = _caller_locals(_SPLITTER_CALLERS, _TAGS_FRAMES)
+    if found is None:
         return
     from toolkit.selection import SemiSupervisedKFold
 
     try:
-        found = frame.f_locals
         y = found.get("y")
-        search = found.get("self")
-        cv = getattr(search, "cv", None) if frame.f_code.co_name == "fit" else found.get("cv")
+        cv = getattr(found.get("self"), "cv", None) if caller == "fit" else found.get("cv")
         plain = cv is None or isinstance(cv, numbers.Integral) or hasattr(cv, "split")
         if y is None or isinstance(cv, SemiSupervisedKFold) or not plain:
             return          # folds given as (train, test) pairs: fit checks each test fold
-        y = np.asarray(y)
-        if y.ndim != 1:
-            return
-        marker = resolve_unlabeled(y, estimator.unlabeled)
-        marked = int(np.count_nonzero(marker_mask(y, marker)))
+        marker, marked = _marked_rows(estimator, y)
     except Exception:       # noqa: BLE001 - scikit-learn's internals changed: skip the check
         return
     if marked:
@@ -92,21 +104,6 @@ def _refuse_plain_splitter(estimator):
             f"{type(estimator).__name__} is cross-validated by scikit-learn with cv={cv!r}, a splitter that does not "
             f"know the {marked} rows marked unlabelled by {describe_marker(estimator.unlabeled, marker)}: it would "
             f"put them in test folds and score them as a class; {_SPLITTER_ADVICE}.")
-
-
-def _cross_validation_frame():
-    """The locals of scikit-learn's ``_fit_and_score`` when it is a caller of ``fit``, else None."""
-    try:
-        frame = sys._getframe(2)
-    except (AttributeError, ValueError):
-        return None
-    for _ in range(_CV_FRAMES):
-        if frame is None:
-            return None
-        if (frame.f_code.co_name, frame.f_globals.get("__name__")) == _CV_FUNCTION:
-            return frame.f_locals
-        frame = frame.f_back
-    return None
 
 
 def _refuse_marked_test_rows(estimator, name):
@@ -119,18 +116,14 @@ def _refuse_marked_test_rows(estimator, name):
     whole target) and ``test`` (the fold's test rows), resolves the estimator's marker on that
     whole ``y`` and refuses a test fold with marked rows. Anything missing or unreadable: no check.
     """
-    found = _cross_validation_frame()
+    _, found = _caller_locals({_CV_FUNCTION}, _CV_FRAMES)
     if found is None:
         return
     try:
         y, test = found.get("y"), found.get("test")
         if y is None or test is None:
             return
-        y = np.asarray(y)
-        if y.ndim != 1:
-            return
-        marker = resolve_unlabeled(y, estimator.unlabeled)
-        marked = int(np.count_nonzero(marker_mask(y, marker)[np.asarray(test)]))
+        marker, marked = _marked_rows(estimator, y, test)
         n_test = len(test)
     except Exception:       # noqa: BLE001 - scikit-learn's internals changed: skip the check
         return
