@@ -151,7 +151,7 @@ def test_cv_estimator_refits_the_best_candidate_and_predicts_with_it():
     assert cv.best_estimator_.get_params()["gamma_I"] == cv.best_params_["gamma_I"]
     np.testing.assert_array_equal(cv.predict(X), cv.best_estimator_.predict(X))
     assert np.mean(cv.transduction_[np.isnan(y)] == y_true[np.isnan(y)]) > 0.95
-    assert cv.n_folds_ == 3 and len(cv.cv_results_["params"]) == 24
+    assert cv.n_folds_ == 3 and len(cv.cv_results_["params"]) == 16
     width = scale_width(X)
     assert sorted(set(cv.cv_results_["param_sigma"])) == pytest.approx([width, 2 * width])
 
@@ -190,7 +190,7 @@ def test_cv_estimator_plot_draws_the_curve():
     fig = LapSVMCV(rng=0, neighbors=10, degree=2).fit(X, y).plot()
     ax = fig.axes[0]
     assert ax.get_xlabel() == "gamma_I" and ax.get_ylabel() == "selection error (%)"
-    assert len(ax.lines[0].get_xdata()) == 3          # the three default candidates of gamma_I
+    assert len(ax.lines[0].get_xdata()) == 2          # the two default candidates of gamma_I
 
 
 def test_s2rlsccv_selects_lambda_on_two_classes_and_refuses_more():

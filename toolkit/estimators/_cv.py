@@ -260,11 +260,13 @@ class LapSVMCV(_SelectionCV):
     (:func:`toolkit.selection.select`, scenario ``"labeled-cv"``). The recommended entry point:
     with no arguments it searches a small grid read off the data.
 
-    With no arguments the grid is 2 widths × 3 γ_I × 2 neighbourhoods × 2 Laplacian powers (24
+    With no arguments the grid is 2 widths × 2 γ_I × 2 neighbourhoods × 2 Laplacian powers (16
     candidates, γ_A = 1e-6) over 3 folds: the dimensions along which the best setting moved between
     the benchmark sets of ``benchmarks/bench_defaults.py --defaults`` (a 6-NN graph with ``L`` on the
     SSL book's sets 3 and 6, a 10-NN graph with ``L²`` on G50C, USPS and ``load_digits``, twice the
-    width on the text-like set 7); γ_A mattered least.
+    width on the text-like set 7); γ_A mattered least, and γ_I = 0.01, never better than 0.1 by more
+    than noise in that sweep, took half of the search's time on ``load_digits`` (PCG's early stop
+    comes later on a weakly smoothed problem).
 
     Parameters
     ----------
@@ -273,7 +275,7 @@ class LapSVMCV(_SelectionCV):
         ``sigma="scale"`` (:func:`toolkit.kernels.scale_width`, half the median distance between rows).
     gamma_A : float or sequence of float, default=1e-6
         Candidates of the ambient weight γ_A.
-    gamma_I : float or sequence of float, default=(1e-2, 1e-1, 1.0)
+    gamma_I : float or sequence of float, default=(0.1, 1.0)
         Candidates of the intrinsic weight γ_I.
     neighbors : int or sequence of int, default=(6, 10)
         Candidates of the graph's neighbours k.
@@ -289,7 +291,7 @@ class LapSVMCV(_SelectionCV):
     _simplest = "gamma_I"
     _multiclass = True
 
-    def __init__(self, *, sigma="scale", gamma_A=1e-6, gamma_I=(1e-2, 1e-1, 1.0), neighbors=(6, 10), degree=(1, 2),
+    def __init__(self, *, sigma="scale", gamma_A=1e-6, gamma_I=(1e-1, 1.0), neighbors=(6, 10), degree=(1, 2),
                  kernel="rbf", normalized=True, weight="heat", graph_sigma=None, metric="euclidean",
                  method="pcg", stop="stability", intercept=True, one_vs_all="joint", n_folds=None, refit="min",
                  n_jobs=None, rng=None, progress=False, unlabeled=None):
@@ -326,10 +328,11 @@ class LapRLSCCV(_SelectionCV):
     sigma : "scale", float or sequence of float, default="scale"
         RBF widths to try; ``"scale"``: :data:`SIGMA_FACTORS` × the width of ``sigma="scale"``.
     gamma_A : float or sequence of float, default=1e-6
-    gamma_I : float or sequence of float, default=(1e-2, 1e-1, 1.0)
+    gamma_I : float or sequence of float, default=(0.01, 0.1, 1.0)
     neighbors : int or sequence of int, default=(6, 10)
     degree : int or sequence of int, default=(1, 2)
-        Candidates, as in :class:`LapSVMCV`.
+        Candidates, as in :class:`LapSVMCV`; γ_I = 0.01 as well, which costs a direct solve no more
+        than another (24 candidates).
     kernel, normalized, weight, graph_sigma, metric, method, stop, intercept, one_vs_all
         Fixed, as in :class:`LapRLSC` (``method="direct"``: one dense solve per candidate and fold).
     """ + _CV_PARAMS
