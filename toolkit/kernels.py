@@ -582,8 +582,9 @@ def scale_width(X):
     mean squared distance between rows. A row's kernel value at the median distance is then
     ``exp(-2) = 0.14``: the kernel neither collapses to the identity (``σ`` below the
     nearest-neighbour distance) nor to a constant. Measured over the benchmark sets with
-    ``benchmarks/bench_defaults.py --defaults``: the Laplacian SVM's error averaged over eight
-    tasks is 11.5 % at this width and 12.1 % at twice it (the whole median). Not to be confused
+    ``benchmarks/bench_defaults.py --defaults --splits 2``: the Laplacian SVM's error averaged over
+    seven tasks is 11.3 % at this width and 11.9 % at twice it (the whole median), with the
+    defaults' graph and weights. Not to be confused
     with :func:`width_heuristic`, the bounding-box diagonal that Gieseke et al. multiply in their
     grids (``sigma_scale``).
 
