@@ -130,7 +130,7 @@ def test_cv_errors_equal_gridsearchcv_with_the_splitter_fold_by_fold():
     """LapRLSCCV's CV errors are those of scikit-learn's GridSearchCV over LapRLSC with SemiSupervisedKFold."""
     X, y, _ = _moons(labels=6)
     grid = {"gamma_I": [0.01, 1.0], "neighbors": [6, 10]}
-    cv = LapRLSCCV(sigma=0.3, gamma_A=1e-6, rng=3, n_folds=3, **grid).fit(X, y)
+    cv = LapRLSCCV(sigma=0.3, gamma_A=1e-6, degree=2, rng=3, n_folds=3, **grid).fit(X, y)
     reference = GridSearchCV(LapRLSC(sigma=0.3, gamma_A=1e-6, unlabeled=np.nan), grid,
                              cv=SemiSupervisedKFold(3, random_state=3, unlabeled=np.nan)).fit(X, y)
     ours = {(p["gamma_I"], p["neighbors"]): s for p, s in zip(cv.cv_results_["params"], cv.cv_results_["mean_test_score"])}
@@ -223,3 +223,18 @@ def test_cv_estimator_needs_two_labelled_rows_per_class():
     y[np.flatnonzero(y == 1)[1:]] = np.nan
     with pytest.raises(ValueError, match="at least 2 of every class"):
         LapSVMCV().fit(X, y)
+
+
+def test_ties_go_to_the_measured_defaults():
+    """Two far-apart blobs: every candidate errs 0 % in every fold, and the first in grid order is chosen,
+    which is LapSVM's default setting (sigma='scale', gamma_I=0.1, 10 neighbours, L^2)."""
+    X, truth = make_blobs(120, centers=[[-10, 0], [10, 0]], cluster_std=0.5, random_state=0)
+    y = np.full(120, np.nan)
+    for c in (0, 1):
+        y[np.flatnonzero(truth == c)[:6]] = c
+    cv = LapSVMCV(rng=0).fit(X, y)
+    assert np.all(cv.cv_results_["mean_test_error"] == 0.0)
+    default = LapSVM().get_params()
+    assert cv.best_params_ == {"sigma": pytest.approx(scale_width(X)), "gamma_A": default["gamma_A"],
+                               "gamma_I": default["gamma_I"], "neighbors": default["neighbors"],
+                               "degree": default["degree"]}
