@@ -238,3 +238,10 @@ def test_ties_go_to_the_measured_defaults():
     assert cv.best_params_ == {"sigma": pytest.approx(scale_width(X)), "gamma_A": default["gamma_A"],
                                "gamma_I": default["gamma_I"], "neighbors": default["neighbors"],
                                "degree": default["degree"]}
+
+
+def test_a_fit_with_no_argument_is_the_same_every_time():
+    X, y, _ = _moons(labels=6)
+    a, b = LapSVMCV().fit(X, y), LapSVMCV().fit(X, y)
+    np.testing.assert_array_equal(a.cv_results_["mean_test_score"], b.cv_results_["mean_test_score"])
+    assert a.selection_.seed == b.selection_.seed == 0

@@ -222,8 +222,11 @@ _CV_PARAMS = """
         estimators, the largest λ for S²RLSC).
     n_jobs : int, default=None
         Local processes over the (width, fold) jobs (``None``: this process).
-    rng : None, int or numpy Generator, default=None
-        Seed of the folds (and of the refit); the same seed gives the same choice.
+    rng : None, int or numpy Generator, default=0
+        Seed of the folds (and of the refit's random draws); the same seed gives the same choice. The
+        default is a fixed seed, so that a fit with no argument gives the same model every time (as
+        scikit-learn's CV estimators, whose default folds are not shuffled); ``None`` draws fresh
+        folds.
     progress : bool, default=False
         A tqdm progress bar over the jobs.
     unlabeled : default=None
@@ -297,7 +300,7 @@ class LapSVMCV(_SelectionCV):
     def __init__(self, *, sigma="scale", gamma_A=1e-6, gamma_I=(0.1, 1.0), neighbors=(10, 6), degree=(2, 1),
                  kernel="rbf", normalized=True, weight="heat", graph_sigma=None, metric="euclidean",
                  method="pcg", stop="stability", intercept=True, one_vs_all="joint", n_folds=None, refit="min",
-                 n_jobs=None, rng=None, progress=False, unlabeled=None):
+                 n_jobs=None, rng=0, progress=False, unlabeled=None):
         self.sigma = sigma
         self.gamma_A = gamma_A
         self.gamma_I = gamma_I
@@ -349,7 +352,7 @@ class LapRLSCCV(_SelectionCV):
     def __init__(self, *, sigma="scale", gamma_A=1e-6, gamma_I=(0.1, 0.01, 1.0), neighbors=(10, 6), degree=(2, 1),
                  kernel="rbf", normalized=True, weight="heat", graph_sigma=None, metric="euclidean",
                  method="direct", stop=None, intercept=True, one_vs_all="joint", n_folds=None, refit="min",
-                 n_jobs=None, rng=None, progress=False, unlabeled=None):
+                 n_jobs=None, rng=0, progress=False, unlabeled=None):
         self.sigma = sigma
         self.gamma_A = gamma_A
         self.gamma_I = gamma_I
@@ -400,7 +403,7 @@ class S2RLSCCV(_SelectionCV):
     _multiclass = False
 
     def __init__(self, *, sigma="scale", lam=(1e-3, 1e-1, 10.0), lam_u=(0.1, 1.0), kernel="rbf", eps=0.1,
-                 restarts=3, n_folds=None, refit="min", n_jobs=None, rng=None, progress=False, unlabeled=None):
+                 restarts=3, n_folds=None, refit="min", n_jobs=None, rng=0, progress=False, unlabeled=None):
         self.sigma = sigma
         self.lam = lam
         self.lam_u = lam_u
