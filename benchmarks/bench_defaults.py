@@ -16,8 +16,8 @@ the unlabelled rows (the SSL book's transductive error):
 * a supervised ``SVC`` (RBF) tuned by ``GridSearchCV`` on the labelled rows alone.
 
 A method's seconds are its whole fit, search included, on this machine. Rows are printed as they
-finish (``set  l  method  split  error  seconds``), then one table of mean error, sd and mean
-seconds per set and method. SSL-book set 8 (SecStr, 83 679 points) is left out: an exact n × n
+finish (``set  l  method  split  error  seconds``), then one table of mean error, sd, mean
+seconds and the ratio of those seconds to the tuned ``LabelSpreading(knn)``'s per set and method. SSL-book set 8 (SecStr, 83 679 points) is left out: an exact n × n
 kernel does not fit in memory there; see ``benchmarks/bench_secstr.py`` for the low-rank model.
 MNIST's training images and the CBCL faces are not in the mirror.
 
@@ -204,6 +204,10 @@ def main():
                     pd.DataFrame([row]).to_csv(args.csv, mode="a", header=not os.path.exists(args.csv), index=False)
     table = pd.DataFrame(rows).groupby(["set", "method"], sort=False).agg(
         error=("error", "mean"), sd=("error", "std"), seconds=("seconds", "mean"), splits=("split", "count"))
+    # both sides timed in this run: each method's seconds ÷ the tuned LabelSpreading(knn)'s on the same set
+    reference = table.xs("LabelSpreading(knn)", level="method")["seconds"] if "LabelSpreading(knn)" in methods else None
+    if reference is not None:
+        table["time_vs_LS(knn)"] = table["seconds"] / reference.reindex(table.index.get_level_values("set")).to_numpy()
     with pd.option_context("display.width", 200, "display.max_rows", 400):
         print(table.round(2).to_string())
 

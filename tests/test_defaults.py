@@ -245,3 +245,15 @@ def test_a_fit_with_no_argument_is_the_same_every_time():
     a, b = LapSVMCV().fit(X, y), LapSVMCV().fit(X, y)
     np.testing.assert_array_equal(a.cv_results_["mean_test_score"], b.cv_results_["mean_test_score"])
     assert a.selection_.seed == b.selection_.seed == 0
+
+
+def test_cv_estimator_refuses_before_searching():
+    """No unlabelled row, or a scikit-learn test fold holding marked rows: refused before any candidate is fitted."""
+    X, y, y_true = _moons(labels=6)
+    with pytest.raises(ValueError, match=r"LapSVMCV.fit needs unlabelled rows.*marked unlabelled by -1"):
+        LapSVMCV().fit(X, y_true)
+    labeled, unlabeled = np.flatnonzero(~np.isnan(y)), np.flatnonzero(np.isnan(y))
+    folds = [(np.r_[labeled[:6], unlabeled[20:]], np.r_[labeled[6:], unlabeled[:20]])]
+    with pytest.raises(ValueError, match=r"LapSVMCV.fit was called by scikit-learn's cross-validation with a test "
+                                         r"fold holding 20 of its 26 rows marked unlabelled"):
+        GridSearchCV(LapSVMCV(), {"refit": ["min"]}, cv=folds, error_score="raise").fit(X, y)

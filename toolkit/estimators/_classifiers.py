@@ -192,13 +192,12 @@ class _Manifold(SemiSupervisedClassifier):
                 raise TypeError(f"The 'validation' parameter of {type(self).__name__} must be a pair "
                                 f"(X_validation, y_validation) or None. Got {self.validation!r} instead.") from exc
             y_validation = np.asarray(y_validation)
-            index = {c: k for k, c in enumerate(classes.tolist())}
-            unknown = [v for v in y_validation.tolist() if v not in index]
-            if unknown:
+            unknown = y_validation[~np.isin(y_validation, classes)]
+            if unknown.size:
                 raise ValueError(f"The 'validation' parameter of {type(self).__name__} must hold labels coded like y, "
-                                 f"among the classes {classes.tolist()}. Got {len(unknown)} other labels (e.g. "
-                                 f"{unknown[0]!r}) in y_validation instead.")
-            params["validation"] = (X_validation, coded[[index[v] for v in y_validation.tolist()]])
+                                 f"among the classes {classes.tolist()}. Got {unknown.size} other labels (e.g. "
+                                 f"{unknown.tolist()[0]!r}) in y_validation instead.")
+            params["validation"] = (X_validation, coded[np.searchsorted(classes, y_validation)])   # classes: sorted
         return type(self)._function(X_labeled, coded[codes], X_unlabeled, **params)
 
     def _iterations(self, result, n_classes):

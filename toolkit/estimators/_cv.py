@@ -23,7 +23,7 @@ import numpy as np
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d, validate_data
 
 from toolkit._validation import check_labeled_classes, check_option, check_scalar, marker_mask, resolve_unlabeled
-from toolkit.estimators._base import SemiSupervisedClassifier
+from toolkit.estimators._base import SemiSupervisedClassifier, _marker_hint, _refuse_marked_test_rows
 from toolkit.estimators._classifiers import S2RLSC, LapRLSC, LapSVM
 
 __all__ = ["LapSVMCV", "LapRLSCCV", "S2RLSCCV", "SIGMA_FACTORS"]
@@ -108,14 +108,14 @@ class _SelectionCV(SemiSupervisedClassifier):
         X = validate_data(self, X, accept_sparse="csr" if self._sparse else False, dtype=np.float64)
         y = column_or_1d(y, warn=True)
         check_consistent_length(X, y)
+        _refuse_marked_test_rows(self, name)            # before the search, not at the refit
         marker = resolve_unlabeled(y, self.unlabeled)
         is_unlabeled = marker_mask(y, marker)
         labeled, unlabeled = np.flatnonzero(~is_unlabeled), np.flatnonzero(is_unlabeled)
         classes, codes = np.unique(y[labeled], return_inverse=True)
         check_labeled_classes(classes, unlabeled.size, self.unlabeled, func, marker=marker)
         if unlabeled.size == 0:
-            # the refit's own message, before any search
-            self._estimator(unlabeled=self.unlabeled).fit(X, y)
+            self._refuse_without_unlabeled(y, marker, _marker_hint(y, marker))
         counts = np.bincount(codes)
         if counts.min() < 2:
             raise ValueError(f"{func} cross-validates over the labelled rows and needs at least 2 of every class. Got "
