@@ -135,8 +135,8 @@ def test_bad_scheduler_values_are_refused_with_clear_messages(cluster, gaussian,
     with pytest.raises(ValueError, match=r"must be a running distributed.Client. Got a client with status 'closed'"):
         select("rlsc", ds.X, ds.y, sp, scheduler=closed, **RLSC)
     monkeypatch.setitem(sys.modules, "distributed", None)        # as if dask.distributed were not installed
-    with pytest.raises(ImportError, match=r"The 'scheduler' parameter of select needs dask.distributed.*"
-                                          r"Install it with: pip install \"dask\[distributed\]\""):
+    with pytest.raises(ImportError, match=r"The 'scheduler' parameter of select needs dask.distributed \(the "
+                                          r"'dask' extra\).*Install it with: pip install \"ssl-toolkit\[dask\]\""):
         select("rlsc", ds.X, ds.y, sp, scheduler="tcp://127.0.0.1:8786", **RLSC)
     with pytest.raises(TypeError, match="The 'scheduler' parameter of select must be None"):
         select("rlsc", ds.X, ds.y, sp, scheduler=object(), **RLSC)

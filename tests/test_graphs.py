@@ -244,6 +244,16 @@ def manifold_points():
     return np.c_[np.sin(t), np.cos(t)] @ basis + 0.01 * rng.normal(size=(1500, 24))
 
 
+def test_without_the_ann_extra_the_approximate_search_names_the_extra_and_the_exact_alternative(
+        manifold_points, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pynndescent", None)        # as if the 'ann' extra were not installed
+    with pytest.raises(ImportError, match=r"knn_graph: the approximate neighbour search .* needs the 'ann' extra: "
+                                          r"pip install \"ssl-toolkit\[ann\]\"\. Or pass neighbor_search='sklearn'"):
+        knn_graph(manifold_points, neighbors=10, neighbor_search="pynndescent", rng=0)
+
+
 def test_pynndescent_graph_recovers_the_exact_neighbours(manifold_points):
     X, k = manifold_points, 10
     W = knn_graph(X, neighbors=k, weight="distance", neighbor_search="pynndescent", rng=0)

@@ -243,16 +243,23 @@ def test_ctrl_c_and_kill_keep_finished_results_and_a_rerun_resumes(user_folder):
     assert finished() == 4 and (user_folder / "reports" / "slow" / "report.html").is_file()
 
 
-def test_notebook_progress_bars_are_widgets():
-    """tqdm in JupyterLab needs ipywidgets (else ``TqdmWarning: IProgress not found``): a dependency."""
+def test_notebook_progress_bars_are_widgets_with_the_lab_extra_and_text_without(monkeypatch):
+    """tqdm in JupyterLab needs ipywidgets (else ``TqdmWarning: IProgress not found``): the ``[lab]``
+    extra brings it; without it the package's bars are tqdm's text bars, with no warning."""
     import tomllib
     import warnings
 
     from tqdm.notebook import IProgress
 
+    from toolkit import _progress
+
     assert IProgress is not None
     project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]
-    assert any(dep.startswith("ipywidgets") for dep in project["dependencies"])
+    assert any(dep.startswith("ipywidgets") for dep in project["optional-dependencies"]["lab"])
+    monkeypatch.setattr(_progress.importlib.util, "find_spec", lambda name: None)
+    import tqdm.std
+
+    assert _progress.tqdm_class() is tqdm.std.tqdm
     from tqdm.notebook import tqdm as notebook_tqdm
 
     with warnings.catch_warnings():

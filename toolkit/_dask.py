@@ -20,7 +20,7 @@ __all__ = ["CONNECT_TIMEOUT", "check_scheduler", "dask_client", "dask_backend"]
 #: the Dask handshake) before it raises an ``OSError`` naming the address.
 CONNECT_TIMEOUT = 10.0
 
-INSTALL = 'pip install "dask[distributed]"'
+INSTALL = 'pip install "ssl-toolkit[dask]"'
 EXAMPLE = "'tcp://127.0.0.1:8786'"
 
 
@@ -28,7 +28,7 @@ def _import_distributed(func):
     try:
         import distributed
     except ImportError as exc:
-        raise ImportError(f"The 'scheduler' parameter of {func} needs dask.distributed, which could not be imported "
+        raise ImportError(f"The 'scheduler' parameter of {func} needs dask.distributed (the 'dask' extra), which could not be imported "
                           f"({exc}). Install it with: {INSTALL}") from exc
     return distributed
 

@@ -57,6 +57,8 @@ APPROXIMATE_MIN_SAMPLES = 50_000
 #: distances tie (set 8, k = 10: 36 % recall with 10 candidates, 94 % with 30).
 APPROXIMATE_OVERSEARCH = 3
 APPROXIMATE_MIN_CANDIDATES = 30
+#: how to install the approximate neighbour search (pynndescent), an extra of the package
+ANN_INSTALL = 'pip install "ssl-toolkit[ann]"'
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -83,9 +85,11 @@ def _nn_descent(X, neighbors, metric, rng, func):
     """(distances, indices) of each point's ``neighbors`` approximate nearest others, by NN-descent."""
     try:
         from pynndescent import NNDescent
-    except ImportError as exc:      # pragma: no cover - a dependency of the package
-        raise ImportError(f"{func}: neighbor_search='pynndescent' needs the pynndescent package "
-                          "(pip install pynndescent).") from exc
+    except ImportError as exc:
+        raise ImportError(f"{func}: the approximate neighbour search (neighbor_search='pynndescent', which "
+                          f"'auto' takes for {X.shape[0]} points of {X.shape[1]} features) needs the 'ann' extra: "
+                          f"{ANN_INSTALL}. Or pass neighbor_search='sklearn' for the exact search "
+                          f"(slower on large sets). ({exc})") from exc
     n = X.shape[0]
     seed = None if rng is None else int(check_rng(rng)[0].integers(2**31 - 1))
     candidates = min(n, max(APPROXIMATE_OVERSEARCH * neighbors, APPROXIMATE_MIN_CANDIDATES) + 1)

@@ -235,7 +235,7 @@ def _kernel_environment() -> dict:
 
 
 def _progress_bar(total, name, progress):
-    from tqdm.auto import tqdm
+    from toolkit._progress import tqdm
 
     if progress is None:
         progress = sys.stderr.isatty()

@@ -301,7 +301,7 @@ def _search(op, y_fixed, first_inits, n_free, balance, eps, valid, *, search, or
         y[first:] = y_free
         return y
 
-    from tqdm.auto import trange
+    from toolkit._progress import trange
 
     for r in trange(restarts, desc=description, unit="restart", disable=not progress, leave=False):
         t0 = time.perf_counter()

@@ -312,7 +312,7 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
     rng : None, int or numpy Generator, default=None
         Seed for the folds and the randomised solvers; stored in the results.
     progress : bool, default=None
-        tqdm progress bar (``tqdm.auto``: a widget in JupyterLab, text in a terminal);
+        tqdm progress bar (a widget in JupyterLab with the ``[lab]`` extra, text otherwise);
         ``None`` shows it when there is more than one job.
     dataset, task, split_id : str, str, int
         Labels written into the tidy table.
@@ -595,13 +595,13 @@ def _run_numbered_job(number, *args):
 def _execute(method, X, y, jobs, width, seed, base, *, n_jobs, progress, warm_start=True, graphs=None,
              validation=None, scheduler=None):
     """Run the jobs (serially, with joblib's local processes, or on a Dask cluster through joblib's
-    dask backend), with a tqdm.auto progress bar; return the rows in job order."""
+    dask backend), with a tqdm progress bar; return the rows in job order."""
     from joblib import Parallel, delayed
 
     show = (len(jobs) > 1) if progress is None else bool(progress)
     bar = None
     if show:
-        from tqdm.auto import tqdm
+        from toolkit._progress import tqdm
 
         bar = tqdm(total=len(jobs), desc=f"select {method.name}", leave=False)
     parts: list[list[dict]] = [[] for _ in jobs]
