@@ -2,7 +2,7 @@
 
     TOOLKIT_DATA_MIRROR=../shared/datasets python benchmarks/peer_melacci2011.py --export /tmp/peer-melacci
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 octave --no-gui --norc -q benchmarks/peers/lapsvmp_melacci_driver.m \\
-        LAPSVMP_DIR /tmp/peer-melacci benchmarks/peers/lapsvmp_melacci2011_splits.csv
+        LAPSVMP_DIR /tmp/peer-melacci notebooks/experiments/peers/lapsvmp_melacci2011_splits.csv
     python benchmarks/peer_melacci2011.py --compare
 
 The first command writes, for every task of the experiment whose primal methods LapSVMp runs and for
@@ -30,7 +30,7 @@ import re
 import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-PEER_CSV = ROOT / "benchmarks" / "peers" / "lapsvmp_melacci2011_splits.csv"
+PEER_CSV = ROOT / "notebooks" / "experiments" / "peers" / "lapsvmp_melacci2011_splits.csv"
 STOPS = {None: 0, "stability": 1, "validation": 2, "mixed": 3}
 
 

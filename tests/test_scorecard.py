@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from toolkit.reports._scorecard import (SCORECARD_COLUMNS, SPLIT_COLUMNS, _source_parts, scorecard,
-                                        split_values, write_scorecard)
+                                        split_timings, split_values, write_scorecard)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -79,11 +79,39 @@ def test_training_time_is_the_solvers_own_when_reported():
                          "metric": metric, "value": value, "seconds": fit})
         rows.append({"task": "T", "method": "svc", "scenario": "validation", "split": split, "fold": "refit",
                      "metric": "test_error", "value": 12.0, "seconds": fit})
-    values = split_values("exp", pd.DataFrame(rows))
-    seconds = values[values["metric"] == "seconds"].set_index(["method", "split"])["value"]
+    timings = split_timings("exp", pd.DataFrame(rows))
+    seconds = timings.set_index(["method", "split"])["value"]
     assert seconds[("lapsvm", 0)] == 0.5 and seconds[("lapsvm", 1)] == 0.7      # the solve alone
     assert seconds[("svc", 0)] == 2.0                                             # no solve time: the fit
-    assert set(values["metric"]) == {"test_error", "unlabeled_error", "seconds"}      # no n_iter reported here
+    assert set(timings["metric"]) == {"seconds"} and list(timings.columns) == SPLIT_COLUMNS
+    # the committed per-split values hold no time: a rerun on another machine leaves them unchanged
+    values = split_values("exp", pd.DataFrame(rows))
+    assert set(values["metric"]) == {"test_error", "unlabeled_error"}      # no n_iter reported here
+
+
+def test_committed_results_hold_no_timing_and_the_scorecard_writes_times_apart(tmp_path):
+    """Times are kept apart from results: no committed splits.csv or scorecard holds a time; the
+    scorecard's Table 6 cells say where the times are, and a run's timings.csv gives reports/timings.md."""
+    for path in (ROOT / "reports").glob("*/splits.csv"):
+        metrics = set(pd.read_csv(path)["metric"])
+        assert not {m for m in metrics if "second" in m or "time" in m}, path
+    committed = pd.read_csv(ROOT / "reports" / "reproduction.csv")
+    timed = committed[committed["column"].str.contains("time", na=False)]
+    assert len(timed) and timed["ours_mean"].isna().all()
+    assert timed["note"].str.startswith("timing: ").any()
+    assert timed["note"].str.startswith(("timing: ", "not attempted: ")).all()   # MNIST, CBCL: no data
+    from toolkit.reports._scorecard import TIMING_NOTE
+
+    assert "timings.csv" in TIMING_NOTE and "reports/timings.md" in TIMING_NOTE
+    (tmp_path / "melacci2011").mkdir()
+    (tmp_path / "melacci2011" / "splits.csv").write_bytes((ROOT / "reports" / "melacci2011" / "splits.csv").read_bytes())
+    rows = [{"experiment": "melacci2011", "task": "G50C [50/400/50/50]", "method": m, "scenario": "validation",
+             "split": i, "metric": "seconds", "value": v}
+            for m, v in (("lapsvm", 0.4), ("lapsvm (PCG)", 0.1)) for i in range(2)]
+    pd.DataFrame(rows)[SPLIT_COLUMNS].to_csv(tmp_path / "melacci2011" / "timings.csv", index=False)
+    card = write_scorecard(tmp_path)
+    assert card[card["column"].str.contains("time", na=False)]["ours_mean"].isna().all()
+    assert (tmp_path / "timings.md").is_file()
 
 
 def test_committed_scorecard_is_recomputed_from_the_committed_splits(tmp_path):
@@ -92,7 +120,7 @@ def test_committed_scorecard_is_recomputed_from_the_committed_splits(tmp_path):
     committed = pd.read_csv(ROOT / "reports" / "reproduction.csv")
     assert list(committed.columns) == SCORECARD_COLUMNS
     for path in (ROOT / "reports").glob("*/splits.csv"):
-        (tmp_path / path.parent.name).mkdir()
+        (tmp_path / path.parent.name).mkdir()   # timings.csv of a local run is left behind: not committed
         (tmp_path / path.parent.name / "splits.csv").write_bytes(path.read_bytes())
         failures = path.with_name("failures.csv")
         if failures.is_file():
@@ -103,7 +131,7 @@ def test_committed_scorecard_is_recomputed_from_the_committed_splits(tmp_path):
     pd.testing.assert_frame_equal(again, committed, check_exact=False, rtol=1e-9)
     assert committed["ours_mean"].notna().sum() > 0
     missing = committed[committed["ours_mean"].isna()]
-    assert missing["note"].str.startswith("not attempted").all()
+    assert missing["note"].str.startswith(("not attempted", "timing: ")).all()
 
 
 def test_training_times_are_scored_as_ratios_to_pcg():
@@ -152,10 +180,10 @@ def test_a_miss_is_set_beside_the_variant_that_tests_its_explanation():
 def test_a_variant_run_elsewhere_is_read_from_its_results_file():
     """An explanation with ``results`` takes the variant's per-split rows from that csv (another
     implementation's run, in the layout of splits.csv): melacci2011 sets each miss of its Laplacian
-    methods beside Melacci's own LapSVMp on the same splits (benchmarks/peers/lapsvmp_melacci2011_splits.csv),
+    methods beside Melacci's own LapSVMp on the same splits (notebooks/experiments/peers/lapsvmp_melacci2011_splits.csv),
     and the variant's mean is that file's mean."""
     card = pd.read_csv(ROOT / "reports" / "reproduction.csv")
-    peer = pd.read_csv(ROOT / "benchmarks" / "peers" / "lapsvmp_melacci2011_splits.csv")
+    peer = pd.read_csv(ROOT / "notebooks" / "experiments" / "peers" / "lapsvmp_melacci2011_splits.csv")
     md = (ROOT / "reports" / "reproduction.md").read_text()
     task = "COIL20(B) [40/1000/40/360]"
     cell = card[(card["row"] == task) & (card["method"] == "lapsvm") & (card["table"] == "Table 4")
@@ -175,11 +203,12 @@ def test_results_of_an_explanation_must_exist(tmp_path):
     text = (ROOT / "notebooks" / "experiments" / "melacci2011.toml").read_text()
     bad = tmp_path / "a" / "b" / "melacci_copy.toml"
     bad.parent.mkdir(parents=True)
-    bad.write_text(text)                      # the results path now resolves under tmp_path: missing
-    with pytest.raises(ExperimentError, match=r"results = 'benchmarks/peers/lapsvmp_melacci2011_splits.csv': no such file"):
+    bad.write_text(text)                      # the results path now resolves beside the copy: missing
+    with pytest.raises(ExperimentError, match=r"results = 'peers/lapsvmp_melacci2011_splits.csv': no such file in "
+                                              r"the experiment file's folder"):
         load_experiment(bad)
-    (tmp_path / "benchmarks" / "peers").mkdir(parents=True)
-    (tmp_path / "benchmarks" / "peers" / "lapsvmp_melacci2011_splits.csv").write_text("experiment\n")
+    (bad.parent / "peers").mkdir()
+    (bad.parent / "peers" / "lapsvmp_melacci2011_splits.csv").write_text("experiment\n")
     clash = text.replace('by = "LapSVMp: lapsvm (PCG)"', 'by = "lapsvm"')
     bad.write_text(clash)
     with pytest.raises(ExperimentError, match=r"by = 'lapsvm' names a method of this experiment"):

@@ -482,15 +482,16 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
                                       "that tests the explanation, and the explanation in words).")
         # a variant run here is a method of this file; one run elsewhere (another implementation, e.g. the
         # paper's own code) brings its per-split results: a csv in the layout of reports/*/splits.csv,
-        # relative to the project's root, whose rows of `method` are the variant's
+        # relative to the experiment file's folder (shipped with it, so a regular install reads it too),
+        # whose rows of `method` are the variant's
         for key in ("method",) if "results" in entry else ("method", "by"):
             _one_of(path, f"{where}.{key} = {entry[key]!r} is not a method of this experiment", entry[key], labels)
         entry = dict(entry)
         if "results" in entry:
-            root = path.resolve().parents[2]          # notebooks/experiments/NAME.toml -> the project's root
+            root = path.resolve().parent              # beside the experiment file, as the package ships it
             if not (root / entry["results"]).is_file():
-                raise ExperimentError(f"{path}: {where}.results = {entry['results']!r}: no such file under the "
-                                      f"project's root {root}.")
+                raise ExperimentError(f"{path}: {where}.results = {entry['results']!r}: no such file in the "
+                                      f"experiment file's folder {root}.")
             if entry["by"] in labels:
                 raise ExperimentError(f"{path}: {where}.by = {entry['by']!r} names a method of this experiment; "
                                       "results from elsewhere need a label of their own.")

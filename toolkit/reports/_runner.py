@@ -42,7 +42,7 @@ from pathlib import Path
 from ._experiments import Configuration, Experiment, load_experiment, notebooks_dir
 from ._kernels import KERNEL_NAME, KernelPool, KernelSession, kernel_spec
 from ._record import RECORD_MIME, read_records
-from ._scorecard import split_values, write_scorecard
+from ._scorecard import split_timings, split_values, write_scorecard
 
 __all__ = ["run_experiment", "render_report", "RunSummary", "kernel_name", "published_table"]
 
@@ -357,8 +357,10 @@ def run_experiment(experiment, *, output="reports", quick=False, jobs=1, log=pri
         results_path = folder / "results.csv"
         if frames:
             _atomic_write_csv(results_path, pd.concat(frames, ignore_index=True))
-            # the per-split values of the refits: small, committed, the scorecard's input
+            # the per-split values of the refits: small, committed, the scorecard's input; their training
+            # times apart (timings.csv, not committed), so that a rerun leaves the committed files unchanged
             _atomic_write_csv(folder / "splits.csv", split_values(exp.name, pd.concat(frames, ignore_index=True)))
+            _atomic_write_csv(folder / "timings.csv", split_timings(exp.name, pd.concat(frames, ignore_index=True)))
         params_of = {c.key: c.parameters for c in exp.configurations}
         failures_frame = pd.DataFrame(
             [(*f, json.dumps(params_of[f[0]]["grid"]), json.dumps(params_of[f[0]]["fixed"])) for f in failures],
