@@ -220,3 +220,83 @@ def test_friedman_with_identical_rankings_does_not_claim_p_zero():
     assert res.pvalue == pytest.approx(sps.chi2.sf(2.0, 1))          # 0.157
     assert np.isnan(res.iman_davenport) and res.pvalue_f == res.pvalue
     assert "undefined" in res.summary()
+
+
+# ------------------------------------------------------------------ "did it help": one verdict, named test
+def _tidy_rows(values, *, task="t", dataset="d", scenario="labeled-cv"):
+    """Tidy refit rows from ``{method: [error per split]}``."""
+    return pd.DataFrame([{"dataset": dataset, "task": task, "split": j, "method": method, "params": "{}",
+                          "scenario": scenario, "fold": "refit", "metric": "test_error", "value": v,
+                          "seconds": 0.1, "seed": 0}
+                         for method, errors in values.items() for j, v in enumerate(errors)])
+
+
+def test_unlabeled_data_helped_is_decided_by_the_corrected_test_where_sizes_are_known():
+    """The t-test rejects, the corrected test does not: the verdict follows the corrected test (auto), the
+    uncorrected p-value is kept beside it; a task without sizes falls back to the paired t-test."""
+    errors = {"rlsc": [10.0, 12.0, 9.0], "s2rlsc": [4.0, 8.5, 2.5]}      # differences -6, -3.5, -6.5
+    frame = pd.concat([_tidy_rows(errors, task="with sizes"), _tidy_rows(errors, task="without")])
+    out = stats.unlabeled_data_helped(frame, baselines={"s2rlsc": "rlsc"}, sizes={"with sizes": (250, 250)})
+    out = out.set_index("task")
+    a, b = np.array(errors["s2rlsc"]), np.array(errors["rlsc"])
+    plain, corrected = stats.paired_ttest(a, b), stats.corrected_ttest(a, b, n_train=250, n_test=250)
+    assert plain.pvalue < 0.05 < corrected.pvalue                        # the two tests disagree
+    row = out.loc["with sizes"]
+    assert row["test"] == "corrected resampled t-test" and row["verdict"] == "no significant difference"
+    assert row["pvalue"] == pytest.approx(corrected.pvalue)
+    assert row["pvalue_uncorrected"] == pytest.approx(plain.pvalue)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(corrected.conf_int())
+    row = out.loc["without"]
+    assert row["test"] == "paired t-test" and row["verdict"] == "helped"
+    assert row["pvalue"] == row["pvalue_uncorrected"] == pytest.approx(plain.pvalue)
+    with pytest.raises(ValueError, match=r"sizes.*\['without'\]"):
+        stats.unlabeled_data_helped(frame, baselines={"s2rlsc": "rlsc"}, test="corrected",
+                                    sizes={"with sizes": (250, 250)})
+
+
+def test_unlabeled_data_helped_says_hurt_when_the_method_is_significantly_worse():
+    out = stats.unlabeled_data_helped(_tidy_rows({"svc": [20.0, 25.0, 22.0, 24.0],
+                                                  "lapsvm": [35.0, 41.0, 36.0, 39.0]}), baselines={"lapsvm": "svc"})
+    row = out.iloc[0]
+    assert row["verdict"] == "hurt" and row["difference"] > 0 and row["ci_low"] > 0 and row["test"] == "paired t-test"
+    assert set(out["verdict"]) <= set(stats.HELPED_VERDICTS)
+
+
+def test_unlabeled_data_helped_without_the_baseline_raises_naming_what_is_missing():
+    only_ssl = _tidy_rows({"s2rlsc": [4.0, 5.0, 6.0], "lapsvm": [3.0, 4.0, 5.0]})
+    with pytest.raises(ValueError) as info:
+        stats.unlabeled_data_helped(only_ssl)
+    message = str(info.value)
+    for word in ("baseline", "['rlsc', 'svc']", "s2rlsc -> rlsc", "lapsvm -> svc", "['lapsvm', 's2rlsc']"):
+        assert word in message
+    only_supervised = _tidy_rows({"rlsc": [4.0, 5.0, 6.0], "svc": [3.0, 4.0, 5.0]})
+    with pytest.raises(ValueError, match=r"no semi-supervised method.*\['rlsc', 'svc'\].*s2rlsc -> rlsc"):
+        stats.unlabeled_data_helped(only_supervised)
+    # a method whose baseline ran on another task only: its row says so (never silently dropped)
+    mixed = pd.concat([_tidy_rows({"rlsc": [9.0, 10.0, 11.0], "s2rlsc": [4.0, 5.5, 6.0]}, task="a"),
+                       _tidy_rows({"s2rlsc": [4.0, 5.0, 6.0]}, task="b")])
+    out = stats.unlabeled_data_helped(mixed, baselines={"s2rlsc": "rlsc"}).set_index("task")
+    assert out.loc["b", "verdict"] == "no baseline" and out.loc["b", "n_splits"] == 0
+    assert out.loc["a", "verdict"] in ("helped", "no significant difference")
+
+
+# ------------------------------------------------------------------ every result reads like a statistics table
+def test_every_result_has_a_summary_a_readable_repr_and_html(paired):
+    a, b = paired
+    scores = pd.DataFrame(np.random.default_rng(0).random((8, 3)), columns=["s2rlsc", "lapsvm", "rlsc"])
+    results = [stats.paired_ttest(a, b), stats.wilcoxon(a, b), stats.corrected_ttest(a, b, n_train=90, n_test=10),
+               stats.friedman(scores), stats.nemenyi(scores), stats.holm(scores, control="rlsc")]
+    for res in results:
+        text, line, page = res.summary(), repr(res), res._repr_html_()
+        title = text.splitlines()[0]
+        assert text.splitlines()[1].startswith("=====")                   # a title over a rule, rows under it
+        assert line.startswith(type(res).__name__ + "(") and "\n" not in line
+        assert "array(" not in line and "dtype" not in line and "_interval" not in line   # no raw dataclass dump
+        assert page.startswith("<table><caption>") and title.split(" (")[0] in page
+    t, w, c, fr, nem, hol = results
+    assert f"p-value                    {t.pvalue:.4g}" in t.summary() and "95% CI" in t.summary()
+    assert "Hodges-Lehmann" in w.summary() and "rank-biserial" in repr(w)
+    assert "n_train / n_test           90 / 10" in c.summary()
+    assert "Kendall's W" in fr.summary() and "Mean ranks" in fr.summary() and "Iman-Davenport" in repr(fr)
+    assert "critical difference" in nem.summary() and "p-values" in nem.summary()
+    assert "Holm-adjusted" in hol.summary() and repr(hol).startswith("PosthocResult(holm:")

@@ -21,11 +21,21 @@ Across data sets (Demšar 2006), a table ``scores`` of data sets × methods:
 * :func:`cd_diagram` -- the critical-difference diagram (matplotlib), configurable α, CD drawn.
 
 "Did the unlabelled data help?": :func:`unlabeled_data_helped` pairs every semi-supervised method
-with its supervised baseline on the same splits and reports the difference, p-value, effect size
-and confidence interval.
+with its supervised baseline on the same splits and reports the difference, p-value, effect size,
+confidence interval and one verdict ("helped", "hurt", "no significant difference"). The deciding
+test is Nadeau & Bengio's corrected t-test where the training and test sizes are known (the
+splits are random partitions of one data set), the paired t-test elsewhere; the uncorrected
+p-value is reported beside it. The comparison reports (:mod:`toolkit.reports`) render this one
+verdict everywhere: summary, results tables and the "did it help" table.
 
 Every test returns a frozen dataclass with ``statistic``, ``pvalue``, ``effect_size`` and
-``conf_int(alpha=0.05)``.
+``conf_int(alpha=0.05)``; every result has ``summary()`` (a text table in the layout of
+statsmodels' summaries), a one-line ``repr`` and ``_repr_html_`` for notebooks.
+
+Units: errors are in percent wherever the toolkit names a value *error* (:func:`toolkit.selection.select`'s
+``test_error`` and tidy ``results``, ``results.csv``, the reports, the CV estimators'
+``cv_results_["mean_test_error"]``, the paths' ``error``); differences of errors are percentage
+points. Only ``score`` and ``*_test_score`` are fractions (scikit-learn's accuracy).
 
 References
 ----------
@@ -40,12 +50,13 @@ from typing import Any, Callable
 
 import numpy as np
 
+from toolkit._display import html_table, text_table
 from toolkit._validation import _as_real_array, check_option, check_scalar
 
 __all__ = [
     "TestResult", "FriedmanResult", "PosthocResult", "paired_ttest", "wilcoxon", "corrected_ttest",
     "friedman", "nemenyi", "holm", "critical_difference", "cd_diagram", "average_ranks",
-    "unlabeled_data_helped",
+    "unlabeled_data_helped", "HELPED_VERDICTS",
 ]
 
 
@@ -76,6 +87,14 @@ def _pair(a, b, func, alternative="two-sided"):
     return a, b
 
 
+def _g(value, digits=4):
+    """A number for a summary: ``digits`` significant digits, NaN as "–"."""
+    if value is None:
+        return "–"
+    value = float(value)
+    return "–" if value != value else f"{value:.{digits}g}"
+
+
 @dataclass(frozen=True)
 class TestResult:
     """A two-sample paired test.
@@ -89,12 +108,24 @@ class TestResult:
     effect_size : float
     effect_size_name : str
     estimate : float
-        Mean difference ``mean(a - b)`` (Hodges-Lehmann pseudo-median for the Wilcoxon test).
+        Mean difference ``mean(a - b)`` (Hodges-Lehmann pseudo-median for the Wilcoxon test), in
+        the unit of ``a`` and ``b`` (percentage points for errors in percent).
     n : int
         Number of pairs.
     df : float or None
         Degrees of freedom of t-tests.
     alternative : str
+    estimate_name : str
+        What ``estimate`` is.
+    settings : tuple of (str, str)
+        Further settings shown by :meth:`summary` (the corrected test's ``n_train`` and ``n_test``).
+
+    Examples
+    --------
+    >>> from toolkit import stats
+    >>> res = stats.paired_ttest([3.1, 2.4, 5.0, 4.2], [9.8, 11.5, 10.2, 12.0])
+    >>> print(repr(res))
+    TestResult(paired t-test: t = -8.699, df = 3, p = 0.003197; mean difference a - b = -7.2 [95% CI -9.834, -4.566]; Cohen's d_z = -4.35; n = 4)
     """
 
     test: str
@@ -106,20 +137,37 @@ class TestResult:
     n: int
     df: float | None = None
     alternative: str = "two-sided"
+    estimate_name: str = "mean difference a - b"
+    settings: tuple = ()
     _interval: Callable[[float], tuple[float, float]] = field(default=None, repr=False, compare=False)
 
     def conf_int(self, alpha: float = 0.05) -> tuple[float, float]:
         """(1 - alpha) confidence interval for ``estimate``."""
         return self._interval(_check_alpha(alpha, "conf_int"))
 
-    def summary(self) -> str:
+    def _statistic_text(self):
+        name = "t" if self.df is not None else "W"
+        return f"{name} = {_g(self.statistic)}" + (f", df = {self.df:g}" if self.df is not None else "")
+
+    def _rows(self):
         lo, hi = self.conf_int()
-        return (f"{self.test}: statistic = {self.statistic:.4g}, p = {self.pvalue:.4g}, "
-                f"{self.effect_size_name} = {self.effect_size:.3g}, estimate = {self.estimate:.4g} "
-                f"[95% CI {lo:.4g}, {hi:.4g}], n = {self.n}")
+        return [("pairs (n)", self.n), ("alternative", self.alternative), *self.settings,
+                ("statistic", self._statistic_text()), ("p-value", _g(self.pvalue)),
+                (self.estimate_name, _g(self.estimate)), ("95% CI", f"[{_g(lo)}, {_g(hi)}]"),
+                (f"effect size ({self.effect_size_name})", _g(self.effect_size, 3))]
+
+    def summary(self) -> str:
+        """The test as a text table: statistic, p-value, estimate with its 95 % interval, effect size."""
+        return text_table(self.test, self._rows())
+
+    def __repr__(self):
+        lo, hi = self.conf_int()
+        return (f"TestResult({self.test}: {self._statistic_text()}, p = {_g(self.pvalue)}; {self.estimate_name} = "
+                f"{_g(self.estimate)} [95% CI {_g(lo)}, {_g(hi)}]; {self.effect_size_name} = "
+                f"{_g(self.effect_size)}; n = {self.n})")
 
     def _repr_html_(self):
-        return f"<pre>{self.summary()}</pre>"
+        return html_table(self.test, self._rows())
 
 
 def _t_interval(mean, se, df):
@@ -159,7 +207,7 @@ def paired_ttest(a, b, *, alternative="two-sided") -> TestResult:
         statistic, pvalue = (0.0, 1.0) if d[0] == 0 else (float(np.sign(d[0]) * np.inf), 0.0)
     return TestResult("paired t-test", statistic, pvalue, float(d.mean() / sd) if sd > 0 else 0.0,
                       "Cohen's d_z", float(d.mean()), d.size, float(d.size - 1), alternative,
-                      _t_interval(d.mean(), sd / np.sqrt(d.size), d.size - 1))
+                      _interval=_t_interval(d.mean(), sd / np.sqrt(d.size), d.size - 1))
 
 
 def corrected_ttest(a, b, *, n_train, n_test, alternative="two-sided") -> TestResult:
@@ -202,7 +250,9 @@ def corrected_ttest(a, b, *, n_train, n_test, alternative="two-sided") -> TestRe
                          f"'greater'. Got {alternative!r} instead.")
     return TestResult("corrected resampled t-test", float(statistic), float(min(pvalue, 1.0)),
                       mean / np.sqrt(var) if var > 0 else 0.0, "Cohen's d_z", mean, J, float(df), alternative,
-                      _t_interval(mean, se, df))
+                      settings=(("n_train / n_test", f"{n_train:g} / {n_test:g}"),
+                                ("variance factor", f"1/J + n_test/n_train = {1.0 / J + n_test / n_train:.4g}")),
+                      _interval=_t_interval(mean, se, df))
 
 
 def wilcoxon(a, b, *, alternative="two-sided") -> TestResult:
@@ -239,7 +289,7 @@ def wilcoxon(a, b, *, alternative="two-sided") -> TestResult:
         return (float(walsh[k]), float(walsh[m - 1 - k]))
 
     return TestResult("Wilcoxon signed-rank", statistic, pvalue, r, "rank-biserial r", estimate, n, None,
-                      alternative, interval)
+                      alternative, "Hodges-Lehmann pseudo-median of a - b", _interval=interval)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -327,11 +377,34 @@ class FriedmanResult:
         half = critical_difference(self.n_methods, self.n_datasets, alpha) / 2
         return pd.DataFrame({"lower": self.ranks - half, "upper": self.ranks + half})
 
+    def _rows(self):
+        rows = [("data sets (N)", self.n_datasets), ("methods (k)", self.n_methods),
+                ("Friedman chi2", f"{_g(self.statistic)} (df = {self.n_methods - 1})"), ("p-value", _g(self.pvalue))]
+        if np.isfinite(self.iman_davenport):
+            rows += [("Iman-Davenport F", f"{_g(self.iman_davenport)} (df = {self.n_methods - 1}, "
+                                          f"{(self.n_methods - 1) * (self.n_datasets - 1)})"),
+                     ("p-value (F)", _g(self.pvalue_f))]
+        else:
+            rows += [("Iman-Davenport F", "undefined (all rankings agree)"), ("p-value (F)", _g(self.pvalue_f))]
+        return rows + [(f"effect size ({self.effect_size_name})", _g(self.effect_size, 3))]
+
+    def _tables(self):
+        table = self.conf_int().assign(**{"mean rank": self.ranks})[["mean rank", "lower", "upper"]]
+        return [("Mean ranks (1 = best) ± CD/2, Nemenyi intervals at alpha = 0.05",
+                 table.sort_values("mean rank", kind="stable").round(3))]
+
     def summary(self) -> str:
-        return (f"Friedman chi2 = {self.statistic:.4g} (df = {self.n_methods - 1}), p = {self.pvalue:.4g}; "
-                + (f"Iman-Davenport F = {self.iman_davenport:.4g}, p = {self.pvalue_f:.4g}; "
-                   if np.isfinite(self.iman_davenport) else "Iman-Davenport F undefined (all rankings agree); ")
-                + f"Kendall's W = {self.effect_size:.3g}; N = {self.n_datasets}, k = {self.n_methods}")
+        """The test as a text table: chi², Iman-Davenport F, Kendall's W, then the mean ranks."""
+        return text_table("Friedman test over data sets (Demšar 2006)", self._rows(), self._tables())
+
+    def __repr__(self):
+        f = (f"Iman-Davenport F = {_g(self.iman_davenport)}, p = {_g(self.pvalue_f)}"
+             if np.isfinite(self.iman_davenport) else "Iman-Davenport F undefined (all rankings agree)")
+        return (f"FriedmanResult(chi2 = {_g(self.statistic)}, df = {self.n_methods - 1}, p = {_g(self.pvalue)}; {f}; "
+                f"{self.effect_size_name} = {_g(self.effect_size, 3)}; N = {self.n_datasets}, k = {self.n_methods})")
+
+    def _repr_html_(self):
+        return html_table("Friedman test over data sets (Demšar 2006)", self._rows(), self._tables())
 
 
 def friedman(scores, *, lower_is_better=True) -> FriedmanResult:
@@ -411,6 +484,43 @@ class PosthocResult:
         alpha = self.alpha if alpha is None else alpha
         half = critical_difference(len(self.ranks), self.n_datasets, alpha) / 2
         return pd.DataFrame({"lower": self.ranks - half, "upper": self.ranks + half})
+
+    @property
+    def _title(self):
+        return ("Nemenyi all-pairs test on mean ranks (Demšar 2006)" if self.method == "nemenyi" else
+                "Pairwise z-tests on mean ranks, Holm-adjusted (Demšar 2006)")
+
+    def _pairs(self):
+        names = list(self.ranks.index)
+        return [(a, b) for i, a in enumerate(names) for b in names[i + 1:] if np.isfinite(self.pvalues.at[a, b])]
+
+    def _rows(self):
+        pairs = self._pairs()
+        significant = [f"{a} vs {b}" for a, b in pairs if self.pvalues.at[a, b] < self.alpha]
+        return [("data sets (N)", self.n_datasets), ("methods (k)", len(self.ranks)), ("alpha", f"{self.alpha:g}"),
+                ("critical difference", _g(self.cd)), ("pairs compared", len(pairs)),
+                ("pairs that differ", ", ".join(significant) if significant else "none")]
+
+    def _tables(self):
+        order = list(self.ranks.sort_values(kind="stable").index)
+        return [("Mean ranks (1 = best)", self.ranks[order].round(3).to_frame("mean rank")),
+                ("p-values" + (" (Holm-adjusted)" if self.method == "holm" else ""),
+                 self.pvalues.loc[order, order].round(4))]
+
+    def summary(self) -> str:
+        """The comparisons as text tables: CD, the pairs that differ, the mean ranks and the p-values."""
+        return text_table(self._title, self._rows(), self._tables())
+
+    def __repr__(self):
+        pairs = self._pairs()
+        differ = sum(self.pvalues.at[a, b] < self.alpha for a, b in pairs)
+        best = self.ranks.idxmin()
+        return (f"PosthocResult({self.method}: k = {len(self.ranks)}, N = {self.n_datasets}, CD = {_g(self.cd)} at "
+                f"alpha = {self.alpha:g}; best mean rank {best} ({self.ranks[best]:.3g}); {differ} of {len(pairs)} "
+                f"pairs differ)")
+
+    def _repr_html_(self):
+        return html_table(self._title, self._rows(), self._tables())
 
 
 def _rank_z(frame, lower_is_better):
@@ -557,37 +667,21 @@ def cd_diagram(scores=None, *, ranks=None, n_datasets=None, alpha=0.05, lower_is
 # ----------------------------------------------------------------------------------------------
 # Did the unlabelled data help?
 # ----------------------------------------------------------------------------------------------
-def unlabeled_data_helped(results, *, baselines=None, metric="test_error", test="ttest", alpha=0.05, sizes=None):
-    """Compare every semi-supervised method with its supervised baseline on the same splits.
+#: The verdicts of :func:`unlabeled_data_helped`, one per semi-supervised method and task.
+HELPED_VERDICTS = ("helped", "hurt", "no significant difference", "too few splits", "no baseline")
 
-    Parameters
-    ----------
-    results : pandas.DataFrame
-        Tidy results (columns dataset, task, split, method, scenario, fold, metric, value); only the
-        refit rows (``fold == "refit"``) of ``metric`` are used.
-    baselines : mapping, default=None
-        Method -> its supervised baseline; ``None`` uses the method registry
-        (``toolkit._methods.METHODS[m].baseline``).
-    metric : str, default="test_error"
-    test : {"ttest", "wilcoxon", "corrected"}, default="ttest"
-        Paired test over the splits the two methods share; ``"corrected"`` is Nadeau & Bengio's
-        corrected resampled t-test, for random partitions of one data set whose training sets
-        overlap (needs ``sizes``).
-    alpha : float, default=0.05
-    sizes : mapping, default=None
-        Task -> ``(n_train, n_test)`` (training = labelled + unlabelled points) for ``"corrected"``.
+#: The name of each paired test in the tables (``unlabeled_data_helped``'s ``test`` column).
+TEST_NAMES = {"ttest": "paired t-test", "wilcoxon": "Wilcoxon signed-rank",
+              "corrected": "corrected resampled t-test"}
 
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (dataset, task, scenario, method): baseline, number of shared splits, the two
-        means, ``difference`` (method - baseline, negative = the unlabelled data helped), p-value,
-        effect size, CI of the difference, and a verdict: "helped", "hurt" or "no significant
-        difference".
-    """
+HELPED_COLUMNS = ["dataset", "task", "scenario", "method", "baseline", "n_splits", "mean", "mean_baseline",
+                  "difference", "ci_low", "ci_high", "test", "statistic", "pvalue", "pvalue_uncorrected",
+                  "effect_size", "effect_size_name", "verdict"]
+
+
+def _check_tidy(results, func):
     import pandas as pd
 
-    func = "unlabeled_data_helped"
     if not isinstance(results, pd.DataFrame):
         raise TypeError(f"The 'results' parameter of {func} must be a pandas DataFrame of tidy results. "
                         f"Got {type(results).__name__} instead.")
@@ -597,46 +691,153 @@ def unlabeled_data_helped(results, *, baselines=None, metric="test_error", test=
         raise ValueError(f"The 'results' parameter of {func} must have the tidy columns dataset, task, split, "
                          f"method, scenario, fold, metric, value. Got a table of {len(results)} rows without "
                          f"{missing} instead.")
-    check_option(test, "test", func, ("ttest", "wilcoxon", "corrected"))
+
+
+def _compare_with_baselines(results, *, baselines=None, metric="test_error", test="auto", alpha=0.05, sizes=None,
+                            func="unlabeled_data_helped"):
+    """The rows of :func:`unlabeled_data_helped` (possibly none) and the baselines looked for.
+
+    The one computation of the verdict per task × method: :func:`unlabeled_data_helped` and the
+    reports (:mod:`toolkit.reports`) both call it. Validates its arguments.
+    """
+    import pandas as pd
+
+    _check_tidy(results, func)
+    check_option(test, "test", func, ("auto", "ttest", "wilcoxon", "corrected"))
     alpha = _check_alpha(alpha, func)
     if test == "corrected" and sizes is None:
-        raise ValueError("unlabeled_data_helped(test='corrected') needs 'sizes': task -> (n_train, n_test).")
+        raise ValueError(f"{func}(test='corrected') needs 'sizes': task -> (n_train, n_test).")
+    sizes = {} if sizes is None else dict(sizes)
     if baselines is None:
         from toolkit._methods import METHODS
 
         baselines = {name: m.baseline for name, m in METHODS.items() if m.baseline}
+    baselines = dict(baselines)
     refit = results[(results["fold"].astype(str) == "refit") & (results["metric"] == metric)]
     if refit.empty:
         metrics = sorted(map(str, results.loc[results["fold"].astype(str) == "refit", "metric"].unique()))
         raise ValueError(f"The 'results' parameter of {func} must have refit rows (fold == 'refit') of the metric "
                          f"{metric!r}. Got {len(results)} rows, whose refit rows have the metrics {metrics} instead.")
-    columns = ["dataset", "task", "scenario", "method", "baseline", "n_splits", "mean", "mean_baseline",
-               "difference", "ci_low", "ci_high", "statistic", "pvalue", "effect_size", "effect_size_name",
-               "verdict"]
+    if test == "corrected":
+        lacking = sorted(set(map(str, refit["task"])) - set(map(str, sizes)))
+        if lacking:
+            raise ValueError(f"{func}(test='corrected') needs 'sizes' (task -> (n_train, n_test)) for every task. "
+                             f"Got none for {lacking}.")
     rows = []
     for (dataset, task, scenario), group in refit.groupby(["dataset", "task", "scenario"], sort=False):
         wide = group.pivot_table(index="split", columns="method", values="value", aggfunc="mean")
         for method, baseline in baselines.items():
-            if method not in wide or baseline not in wide:
+            if method not in wide:
+                continue
+            row = dict.fromkeys(HELPED_COLUMNS, np.nan)
+            row.update(dataset=dataset, task=task, scenario=scenario, method=method, baseline=baseline, n_splits=0,
+                       mean=wide[method].mean(), test=None, effect_size_name=None)
+            if baseline not in wide:
+                rows.append({**row, "verdict": "no baseline"})
                 continue
             pair = wide[[method, baseline]].dropna()
-            row = {"dataset": dataset, "task": task, "scenario": scenario, "method": method, "baseline": baseline,
-                   "n_splits": len(pair), "mean": pair[method].mean(), "mean_baseline": pair[baseline].mean(),
-                   "difference": (pair[method] - pair[baseline]).mean()}
-            if len(pair) >= 2 and test == "corrected" and task not in sizes:
-                row.update(verdict="no sizes for the corrected test")
-            elif len(pair) >= 2:
-                if test == "corrected":
-                    n_train, n_test = sizes[task]
-                    res = corrected_ttest(pair[method], pair[baseline], n_train=n_train, n_test=n_test)
-                else:
-                    res = (paired_ttest if test == "ttest" else wilcoxon)(pair[method], pair[baseline])
-                lo, hi = res.conf_int(alpha)
-                verdict = ("no significant difference" if not res.pvalue < alpha
-                           else "helped" if res.estimate < 0 else "hurt")
-                row.update(ci_low=lo, ci_high=hi, statistic=res.statistic, pvalue=res.pvalue,
-                           effect_size=res.effect_size, effect_size_name=res.effect_size_name, verdict=verdict)
+            row.update(n_splits=len(pair), mean=pair[method].mean(), mean_baseline=pair[baseline].mean(),
+                       difference=(pair[method] - pair[baseline]).mean())
+            if len(pair) < 2:
+                rows.append({**row, "verdict": "too few splits"})
+                continue
+            a, b = pair[method].to_numpy(), pair[baseline].to_numpy()
+            plain = paired_ttest(a, b)
+            kind = ("corrected" if task in sizes else "ttest") if test == "auto" else test
+            if kind == "corrected":
+                n_train, n_test = sizes[task]
+                res = corrected_ttest(a, b, n_train=n_train, n_test=n_test)
             else:
-                row.update(verdict="too few splits")
+                res = plain if kind == "ttest" else wilcoxon(a, b)
+            lo, hi = res.conf_int(alpha)
+            verdict = ("no significant difference" if not res.pvalue < alpha
+                       else "helped" if res.estimate < 0 else "hurt")
+            row.update(ci_low=lo, ci_high=hi, test=TEST_NAMES[kind], statistic=res.statistic, pvalue=res.pvalue,
+                       pvalue_uncorrected=plain.pvalue, effect_size=res.effect_size,
+                       effect_size_name=res.effect_size_name, verdict=verdict)
             rows.append(row)
-    return pd.DataFrame(rows, columns=columns)
+    return pd.DataFrame(rows, columns=HELPED_COLUMNS), baselines
+
+
+def unlabeled_data_helped(results, *, baselines=None, metric="test_error", test="auto", alpha=0.05, sizes=None):
+    """Compare every semi-supervised method with its supervised baseline on the same splits.
+
+    For each (dataset, task, scenario) and each semi-supervised method that ran there, the paired
+    errors ``a_j`` (the method) and ``b_j`` (its baseline) over the splits both ran are tested for
+    ``mean(a - b) = 0``; the verdict is "helped" when the deciding test rejects at ``alpha`` with
+    ``mean(a - b) < 0``, "hurt" when it rejects with ``mean(a - b) > 0``, else "no significant
+    difference". This is the one verdict of the comparison reports.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        Tidy results (columns dataset, task, split, method, scenario, fold, metric, value); only the
+        refit rows (``fold == "refit"``) of ``metric`` are used. Errors in percent.
+    baselines : mapping, default=None
+        Method -> its supervised baseline; ``None`` uses the method registry
+        (``toolkit._methods.METHODS[m].baseline``: s2rlsc, laprlsc -> rlsc; tsvm, lapsvm -> svc;
+        lapsvm_path -> svm_path).
+    metric : str, default="test_error"
+        Lower is better.
+    test : {"auto", "ttest", "wilcoxon", "corrected"}, default="auto"
+        The deciding paired test over the splits the two methods share. ``"corrected"`` is Nadeau &
+        Bengio's corrected resampled t-test (:func:`corrected_ttest`), for random partitions of one
+        data set whose training sets overlap (needs ``sizes`` for every task); ``"auto"`` takes it
+        for the tasks in ``sizes`` and the paired t-test (:func:`paired_ttest`) for the others.
+    alpha : float, default=0.05
+        Significance level of the verdict and level of the confidence interval (``1 - alpha``).
+    sizes : mapping, default=None
+        Task -> ``(n_train, n_test)`` (training = labelled + unlabelled points) for the corrected test.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (dataset, task, scenario, method): ``baseline``, ``n_splits`` (shared), the two
+        means, ``difference`` (method - baseline in the unit of ``metric``, percentage points for
+        errors; negative = the unlabelled data helped), its ``ci_low`` / ``ci_high`` from the
+        deciding test, ``test`` (its name), ``statistic``, ``pvalue`` (the deciding test's),
+        ``pvalue_uncorrected`` (the plain paired t-test's, equal to ``pvalue`` when that test
+        decides), ``effect_size`` and its name, and ``verdict``, one of :data:`HELPED_VERDICTS`:
+        "helped", "hurt", "no significant difference", "too few splits" (fewer than 2 shared
+        splits) or "no baseline" (the method ran on this task, its baseline did not).
+
+    Raises
+    ------
+    ValueError
+        When no semi-supervised method of ``baselines`` ran together with its baseline in
+        ``results``: the message names the methods found, the baselines looked for and those missing.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from toolkit import stats
+    >>> rows = [{"dataset": "g50c", "task": "G50C", "split": j, "method": m, "scenario": "labeled-cv",
+    ...          "fold": "refit", "metric": "test_error", "value": v}
+    ...         for j, (a, b) in enumerate([(5.1, 9.8), (6.0, 11.2), (4.4, 8.7), (7.2, 10.9)])
+    ...         for m, v in (("laprlsc", a), ("rlsc", b))]
+    >>> out = stats.unlabeled_data_helped(pd.DataFrame(rows), sizes={"G50C": (500, 50)})
+    >>> row = out.iloc[0]
+    >>> print(row["method"], row["baseline"], round(row["difference"], 2), row["test"], row["verdict"])
+    laprlsc rlsc -4.47 corrected resampled t-test helped
+    """
+    func = "unlabeled_data_helped"
+    table, baselines = _compare_with_baselines(results, baselines=baselines, metric=metric, test=test,
+                                               alpha=alpha, sizes=sizes, func=func)
+    if table.empty or (table["verdict"] == "no baseline").all():
+        methods = sorted(map(str, results["method"].unique()))
+        found = [m for m in baselines if m in methods]
+        if not found:
+            raise ValueError(f"{func} found no semi-supervised method to compare: the results have the methods "
+                             f"{methods}, and it looks for {sorted(baselines)} (each with its supervised baseline: "
+                             f"{_pairs_text(baselines)}). Pass 'baselines' to name other pairs.")
+        missing = sorted({baselines[m] for m in found})
+        raise ValueError(f"{func} found no supervised baseline to compare with: the results have the methods "
+                         f"{methods}; the semi-supervised methods {found} are compared with "
+                         f"{_pairs_text({m: baselines[m] for m in found})}, but the baselines {missing} are "
+                         f"missing from the refit rows of {metric!r} of every task in which those methods ran. "
+                         "Run the baselines on the same splits, or pass 'baselines' to name other pairs.")
+    return table
+
+
+def _pairs_text(baselines):
+    return ", ".join(f"{m} -> {b}" for m, b in baselines.items())

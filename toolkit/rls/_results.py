@@ -1,13 +1,14 @@
 """Result objects of :mod:`toolkit.rls`: frozen dataclasses with ``predict`` and ``summary()``."""
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
 
+from toolkit._display import html_table as _html_table
+from toolkit._display import text_table as _text_table
 from toolkit.kernels import kernel_matrix
 
 __all__ = ["KernelExpansion", "RestartRecord", "RLSCResult", "S2RLSCResult", "MMCResult"]
@@ -57,19 +58,6 @@ class KernelExpansion:
 
 def _kernel_name(kernel):
     return kernel if isinstance(kernel, str) else getattr(kernel, "__name__", "callable")
-
-
-def _html_table(title, rows):
-    body = "".join(f"<tr><th style='text-align:left'>{html.escape(str(k))}</th>"
-                   f"<td style='text-align:left'>{html.escape(str(v))}</td></tr>" for k, v in rows)
-    return f"<table><caption>{html.escape(title)}</caption>{body}</table>"
-
-
-def _text_table(title, rows):
-    width = max(len(k) for k, _ in rows)
-    lines = [title, "=" * max(len(title), 40)]
-    lines += [f"{k:<{width}}  {v}" for k, v in rows]
-    return "\n".join(lines)
 
 
 @dataclass(frozen=True, eq=False)
