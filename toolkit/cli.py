@@ -1,8 +1,8 @@
 """The ``ssl-toolkit`` command line (also ``python -m toolkit``).
 
 Sub-commands are registered by the modules that implement them, so this file only
-dispatches: ``data`` (list / fetch / info, :mod:`toolkit.data`) and ``reproduce``
-(papermill reproductions, :mod:`toolkit.reports`).
+dispatches: ``data`` (list / fetch / info, :mod:`toolkit.data`), ``reproduce`` and ``scorecard``
+(papermill reproductions, :mod:`toolkit.reports`) and ``notebooks`` (copies of the templates to open).
 """
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import threading
 _COMMANDS = {
     "data": "toolkit.data._cli",
     "reproduce": "toolkit.reports._cli",
+    "notebooks": "toolkit.reports._copy",
 }
 
 
