@@ -188,3 +188,11 @@ def test_comparison_report_runs_on_its_default_sample(tmp_path):
     assert records["n_results"] > 0
     helped = records["helped"]
     assert {"s2rlsc", "lapsvm"} <= set(helped["method"]) and helped["pvalue"].notna().any()
+    # the sample ships sizes.csv: the corrected test decides, the uncorrected p-value is kept beside it
+    tested = helped[helped["pvalue"].notna()]
+    assert set(tested["test"]) == {"corrected resampled t-test"} and tested["pvalue_uncorrected"].notna().all()
+    # the summary renders the recorded verdicts, not a comparison of its own
+    summary = records["summary"].set_index(["scenario", "task"])
+    for row in helped.itertuples():
+        column = {"too few splits": "not tested", "no baseline": "not tested"}.get(row.verdict, row.verdict)
+        assert row.method in str(summary.loc[(row.scenario, row.task), column]).split(", ")

@@ -232,7 +232,7 @@ SUMMARY_CASES = {
     "SSL better": {"rlsc": [10, 12, 11, 13, 10, 12, 11, 12], "svc": [14, 15, 13, 16, 14, 15, 13, 16],
                    "s2rlsc": [4, 6, 4, 7, 5, 5, 6, 5], "lapsvm": [9, 11, 10, 12, 9, 11, 10, 11]},
     # 3 splits, differences of both signs
-    "Not significant": {"rlsc": [10, 12, 11], "lapsvm": [8, 14, 10]},
+    "Not significant": {"rlsc": [10, 12, 11], "laprlsc": [8, 14, 10]},
     # the supervised svc beats lapsvm on all 6 splits
     "Supervised better": {"svc": [5, 6, 5, 7, 6, 5], "lapsvm": [30, 35, 32, 36, 31, 33]},
     "One method": {"rlsc": [10, 11, 12]},
@@ -245,22 +245,19 @@ def test_summary_table_verdicts_on_a_handmade_frame():
     summary = tables.summary_table(_tidy(SUMMARY_CASES)).set_index("task")
     assert list(summary.index) == list(SUMMARY_CASES)
     row = summary.loc["SSL better"]
-    assert (row["best"], row["semi_supervised"], row["supervised"]) == ("s2rlsc", "s2rlsc", "rlsc")
-    assert row["verdict"] == "helped" and row["n_splits"] == 8 and row["pvalue"] < 1e-4
-    case = SUMMARY_CASES["SSL better"]
-    assert row["difference"] == pytest.approx(np.mean(case["s2rlsc"]) - np.mean(case["rlsc"]))
-    assert row["ci_high"] < 0 and row["pvalue_wilcoxon"] < 0.05 and np.isnan(row["pvalue_corrected"])
+    assert (row["best"], row["helped"], row["hurt"]) == ("s2rlsc", "s2rlsc, lapsvm", "")   # lapsvm beats svc
+    assert row["no significant difference"] == "" and row["n_splits"] == 8 and row["test"] == "paired t-test"
     row = summary.loc["Not significant"]
-    assert row["verdict"] == "no significant difference" and row["n_splits"] == 3 and row["pvalue"] > 0.05
-    assert row["ci_low"] < 0 < row["ci_high"]
+    assert row["no significant difference"] == "laprlsc" and row["helped"] == row["hurt"] == ""
     row = summary.loc["Supervised better"]
-    assert (row["best"], row["verdict"]) == ("svc", "hurt") and row["difference"] > 0
+    assert (row["best"], row["hurt"]) == ("svc", "lapsvm")
     row = summary.loc["One method"]
-    assert (row["best"], row["verdict"], row["n_methods"]) == ("rlsc", "only one method", 1)
-    assert row["best_mean"] == pytest.approx(11.0) and pd.isna(row["semi_supervised"])
-    # the corrected resampled t-test where the sizes are known: more conservative than the paired t-test
+    assert (row["best"], row["n_methods"], row["test"]) == ("rlsc", 1, "")
+    assert row["best_mean"] == pytest.approx(11.0)
+    # where the sizes are known the corrected resampled t-test decides
     corrected = tables.summary_table(_tidy(SUMMARY_CASES), sizes={"SSL better": (250, 250)}).set_index("task")
-    assert corrected.loc["SSL better", "pvalue_corrected"] > corrected.loc["SSL better", "pvalue"]
+    assert corrected.loc["SSL better", "test"] == "corrected resampled t-test"
+    assert corrected.loc["Not significant", "test"] == "paired t-test"
 
 
 def test_summary_markdown_says_what_to_act_on():
@@ -269,13 +266,104 @@ def test_summary_markdown_says_what_to_act_on():
     text = tables.summary_markdown(_tidy(SUMMARY_CASES))
     lines = {line.split("**")[1]: line for line in text.splitlines() if line.startswith("- **")}
     assert set(lines) == set(SUMMARY_CASES)
-    assert "best: **s2rlsc**" in lines["SSL better"] and "**helped significantly**" in lines["SSL better"]
-    assert "over 8 splits" in lines["SSL better"] and "little power" not in lines["SSL better"]
-    assert "**No significant difference**" in lines["Not significant"]
-    assert "With only 3 splits the test has little power" in lines["Not significant"]
-    assert "**hurt**" in lines["Supervised better"] and "best: **svc**" in lines["Supervised better"]
+    assert "best **s2rlsc**" in lines["SSL better"] and "The unlabelled data **helped**: s2rlsc against rlsc" \
+        in lines["SSL better"]
+    assert "; lapsvm against svc" in lines["SSL better"] and "No significant" not in lines["SSL better"]
+    assert "**No significant difference**: laprlsc against rlsc" in lines["Not significant"]
+    assert "The unlabelled data **hurt**: lapsvm against svc" in lines["Supervised better"]
+    assert "best **svc**" in lines["Supervised better"]
     assert "Only one method" in lines["One method"]
-    assert "Friedman" in text and "little power" in text.split("Friedman")[1]   # 3 tasks share rlsc, lapsvm...
+    assert "little power" not in " ".join(lines.values())            # caveats are said once, at the end
+    caveats = text.split("**Caveats**")[1]
+    assert text.count("*Few splits.*") == 1 and "3 splits for the comparisons on Not significant" in caveats
+    assert text.count("*Few tasks.*") == 1 and "Friedman" in caveats
+
+
+# Synthetic results where the two tests disagree (G50C-like: the paired t-test rejects, Nadeau & Bengio's
+# corrected test does not, for s2rlsc; both reject for lapsvm) and where a method hurts (Gaussian2C-like).
+DISAGREE = {
+    "Disagree": {"rlsc": [10.0, 12.0, 9.0], "s2rlsc": [4.0, 8.5, 2.5],
+                 "svc": [11.0, 12.0, 11.5], "lapsvm": [7.0, 8.0, 7.2]},
+    "Hurts": {"rlsc": [8.0, 10.0, 12.0], "laprlsc": [35.0, 41.0, 46.0], "s2rlsc": [6.0, 9.0, 10.0]},
+}
+SIZES = {"Disagree": (250, 250), "Hurts": (250, 250)}
+
+
+def _marks(html):
+    """{(task, method): mark} of a paper table."""
+    import re
+
+    methods = re.findall(r"<th>([^<]+)</th>", html.split("</thead>")[0])[1:]
+    out = {}
+    for row in html.split("<tr><th>")[2:]:
+        task = row.split(" <small>")[0]
+        cells = re.findall(r"<td>(.*?)</td>", row)
+        for method, cell in zip(methods, cells):
+            out[(task, method)] = "helped" if "▼" in cell else "hurt" if "▲" in cell else ""
+    return out
+
+
+def test_summary_results_table_and_helped_table_render_one_verdict():
+    """Issue 24: the summary said 'no significant difference' where the results table marked a method
+    better and the "did it help" table said helped; a method that hurt was never called so; one
+    sentence said 'helped significantly' and 'not significant after correction'. Now one verdict per
+    task x method (the corrected test deciding, the uncorrected p beside it) is rendered everywhere."""
+    from toolkit import stats
+    from toolkit.reports import tables
+
+    results = _tidy(DISAGREE)
+    verdicts = tables.verdict_table(results, sizes=SIZES)
+    by = verdicts.set_index(["task", "method"])
+    # the synthetic case does what it says: the two tests disagree on s2rlsc, laprlsc hurts
+    row = by.loc[("Disagree", "s2rlsc")]
+    assert row["pvalue_uncorrected"] < 0.05 < row["pvalue"] and row["verdict"] == "no significant difference"
+    assert by.loc[("Disagree", "lapsvm"), "verdict"] == "helped"
+    assert by.loc[("Hurts", "laprlsc"), "verdict"] == "hurt"
+    # the public function gives the same table
+    pd.testing.assert_frame_equal(verdicts, stats.unlabeled_data_helped(results, sizes=SIZES))
+
+    expected = {(t, m): v for (t, m), v in by["verdict"].items()}
+    # 1. the results table's marks
+    marks = _marks(tables.paper_table(results, scenario="labeled-cv", helped=verdicts))
+    for key, verdict in expected.items():
+        assert marks[key] == (verdict if verdict in ("helped", "hurt") else ""), key
+    assert marks[("Disagree", "rlsc")] == marks[("Hurts", "rlsc")] == ""          # baselines carry no mark
+    # 2. the "did it help" table
+    helped = tables.helped_table(verdicts).set_index(["task", "method"])
+    assert helped["verdict"].to_dict() == expected
+    assert set(helped["test"]) == {"corrected resampled t-test"}
+    # 3. the summary table and the summary text
+    summary = tables.summary_table(results, sizes=SIZES).set_index("task")
+    for (task, method), verdict in expected.items():
+        assert method in summary.loc[task, verdict].split(", ")
+    text = tables.summary_markdown(results, sizes=SIZES)
+    lines = {line.split("**")[1]: line for line in text.splitlines() if line.startswith("- **")}
+    disagree, hurts = lines["Disagree"], lines["Hurts"]
+    assert "The unlabelled data **helped**: lapsvm against svc" in disagree
+    assert "**No significant difference**: s2rlsc against rlsc" in disagree
+    p, p_plain = row["pvalue"], row["pvalue_uncorrected"]
+    assert f"p = {p:.2g} (uncorrected p = {p_plain:.2g})" in disagree                # the uncorrected p beside it
+    assert "The unlabelled data **hurt**: laprlsc against rlsc" in hurts
+    # "significant" is decided once: no sentence mixes a verdict with another test's
+    for line in lines.values():
+        assert "ignificant after" not in line and "helped significantly" not in line
+    assert "corrected resampled t-test" in text.split("**Scenario")[0]               # the deciding test, declared once
+    assert text.count("little power") == 1
+    # the same verdicts whichever way the summary is called: with the table, or computing it
+    assert text == tables.summary_markdown(results, sizes=SIZES, verdicts=verdicts)
+
+
+def test_a_report_without_baselines_still_renders_and_says_so():
+    from toolkit.reports import tables
+
+    results = _tidy({"T": {"lapsvm": [5.0, 6.0, 7.0], "laprlsc": [4.0, 5.0, 6.0]}})
+    verdicts = tables.verdict_table(results)
+    assert set(verdicts["verdict"]) == {"no baseline"}
+    text = tables.summary_markdown(results)
+    assert "its baseline svc did not run on this task" in text and "its baseline rlsc did not run" in text
+    supervised = _tidy({"T": {"rlsc": [5.0, 6.0, 7.0], "svc": [4.0, 5.0, 6.0]}})
+    assert tables.verdict_table(supervised).empty
+    assert "No semi-supervised method ran with its supervised baseline" in tables.summary_markdown(supervised)
 
 
 def test_friedman_verdict_in_words():

@@ -12,7 +12,7 @@ import numpy as np
 
 __all__ = ["split_errors", "paper_table", "helped_table", "rank_table", "runtime_figure", "error_figure",
            "selection_figure", "format_mean_sd", "catalogue_table", "image_grid", "selected_parameters",
-           "summary_table", "summary_markdown", "friedman_verdict", "result_notes"]
+           "summary_table", "summary_markdown", "friedman_verdict", "result_notes", "verdict_table"]
 
 
 def format_mean_sd(mean, sd, digits=1):
@@ -41,10 +41,12 @@ def paper_table(results, *, published=None, scenario, metric="test_error", alpha
     """Table laid out like the papers': tasks as rows, methods as columns, mean ± sd over splits,
     the best mean of each row in bold, the published number beside ours with its citation.
 
-    Significance marks (from ``helped``, :func:`toolkit.stats.unlabeled_data_helped`): ``▼`` the
-    semi-supervised method is significantly better than its supervised baseline at ``alpha``,
-    ``▲`` significantly worse. ``fmt="html"`` (default) or ``"latex"`` (a ``tabular`` with the
-    sources as numbered notes).
+    Significance marks from ``helped``, the report's one :func:`verdict_table` (the verdicts of
+    :func:`toolkit.stats.unlabeled_data_helped`): ``▼`` the unlabelled data helped (the
+    semi-supervised method is significantly better than its supervised baseline), ``▲`` it hurt
+    (significantly worse); the caption names the test that decided. Without ``helped``, no marks.
+    ``fmt="html"`` (default) or ``"latex"`` (a ``tabular`` with the sources as numbered notes).
+    Errors in percent.
     """
     latex = fmt == "latex"
     esc = (lambda t: str(t).replace("&", r"\&").replace("%", r"\%").replace("_", r"\_")) if latex else html.escape
@@ -66,7 +68,9 @@ def paper_table(results, *, published=None, scenario, metric="test_error", alpha
             pub[(row["task"], row["method"])] = (row["mean"], row.get("sd"), sources.index(row["source"]) + 1)
     up, down = (r" $\blacktriangle$", r" $\blacktriangledown$") if latex else (" ▲", " ▼")
     marks = {}
+    tests = []
     if helped is not None and len(helped):
+        tests = _deciding_tests(helped[helped["scenario"] == scenario])
         for _, row in helped[helped["scenario"] == scenario].iterrows():
             if row["verdict"] == "helped":
                 marks[(row["task"], row["method"])] = down
@@ -101,8 +105,12 @@ def paper_table(results, *, published=None, scenario, metric="test_error", alpha
         body.append(cells)
     pct = "\\%" if latex else "%"
     caption = (f"{esc(metric.replace('_', ' '))} in {pct} (mean {pm} sd over splits), scenario "
-               f"{esc(scenario)}; best per row in bold; {down.strip()}/{up.strip()}: significantly better/worse "
-               f"than the method's supervised baseline (paired t-test, α = {alpha:g}).")
+               f"{esc(scenario)}; best per row in bold; {down.strip()}/{up.strip()}: the unlabelled data helped/hurt, "
+               f"the method is significantly better/worse than its supervised baseline "
+               f"({esc(' or '.join(tests) if tests else 'paired test')}, α = {alpha:g}; the summary's verdicts)."
+               if helped is not None else
+               f"{esc(metric.replace('_', ' '))} in {pct} (mean {pm} sd over splits), scenario "
+               f"{esc(scenario)}; best per row in bold.")
     if latex:
         lines = [r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}", r"\hline", " & ".join(header) + r" \\",
                  r"\hline"] + [" & ".join(row) + r" \\" for row in body] + [r"\hline", r"\end{tabular}"]
@@ -117,23 +125,30 @@ def paper_table(results, *, published=None, scenario, metric="test_error", alpha
 
 
 def helped_table(helped, *, digits=2):
-    """The "did the unlabelled data help?" table, formatted."""
+    """The "did the unlabelled data help?" table of a :func:`verdict_table`, formatted: the deciding
+    test, its p-value and the uncorrected paired t-test's beside it, the difference (percentage points
+    for errors) with the deciding test's confidence interval, the effect size and the verdict."""
     if helped is None or helped.empty:
         return helped
     out = helped.copy()
+
+    def number(v):
+        return f"{v:.{digits}f}" if np.isfinite(v) else "–"
+
     out["difference (95% CI)"] = [
-        f"{d:+.{digits}f} [{lo:+.{digits}f}, {hi:+.{digits}f}]" if np.isfinite(lo) else f"{d:+.{digits}f}"
-        for d, lo, hi in zip(out["difference"], out["ci_low"].astype(float), out["ci_high"].astype(float))]
-    out["p-value"] = out["pvalue"].map(lambda p: f"{p:.3g}" if np.isfinite(p) else "–")
+        f"{d:+.{digits}f} [{lo:+.{digits}f}, {hi:+.{digits}f}]" if np.isfinite(lo)
+        else f"{d:+.{digits}f}" if np.isfinite(d) else "–"
+        for d, lo, hi in zip(out["difference"].astype(float), out["ci_low"].astype(float),
+                             out["ci_high"].astype(float))]
+    out["p-value"] = out["pvalue"].astype(float).map(lambda p: f"{p:.3g}" if np.isfinite(p) else "–")
+    out["p (uncorrected)"] = out["pvalue_uncorrected"].astype(float).map(lambda p: f"{p:.3g}" if np.isfinite(p) else "–")
     out["effect size"] = [f"{e:.2f} ({n})" if isinstance(n, str) else "–"
                           for e, n in zip(out["effect_size"].astype(float), out["effect_size_name"])]
-    out["mean"] = out["mean"].map(lambda v: f"{v:.{digits}f}")
-    out["mean_baseline"] = out["mean_baseline"].map(lambda v: f"{v:.{digits}f}")
+    out["test"] = out["test"].map(lambda t: t if isinstance(t, str) else "–")
+    out["mean"] = out["mean"].astype(float).map(number)
+    out["mean_baseline"] = out["mean_baseline"].astype(float).map(number)
     columns = ["scenario", "task", "method", "baseline", "n_splits", "mean", "mean_baseline",
-               "difference (95% CI)", "p-value", "effect size", "verdict"]
-    if "p (corrected)" in out:
-        out["p (corrected)"] = out["p (corrected)"].astype(float).map(lambda p: f"{p:.3g}" if np.isfinite(p) else "–")
-        columns.insert(9, "p (corrected)")
+               "difference (95% CI)", "test", "p-value", "p (uncorrected)", "effect size", "verdict"]
     return out[columns]
 
 
@@ -282,35 +297,73 @@ def selected_parameters(results):
 # ----------------------------------------------------------------------------------------------
 # The summary the report opens with
 # ----------------------------------------------------------------------------------------------
-#: Fewer paired splits than this and the summary says the test has little power: the Wilcoxon
-#: signed-rank test cannot reach p < 0.05 below 6 pairs (its smallest two-sided p-value is 2 / 2^n)
-#: and the paired t-test's 5 % critical value is 2.78 or more (at most 4 degrees of freedom).
+#: Fewer paired splits than this and the summary's caveats say the tests have little power: the
+#: Wilcoxon signed-rank test cannot reach p < 0.05 below 6 pairs (its smallest two-sided p-value is
+#: 2 / 2^n) and the paired t-test's 5 % critical value is 2.78 or more (at most 4 degrees of freedom).
 FEW_SPLITS = 6
-#: Fewer tasks than this and Friedman's verdict is called indicative: Demšar (2006, §3.2.2) trusts
-#: the chi² approximation from about N > 10 data sets (and k > 5 methods).
+#: Fewer tasks than this and the caveats call Friedman's verdict indicative: Demšar (2006, §3.2.2)
+#: trusts the chi² approximation from about N > 10 data sets (and k > 5 methods).
 FEW_TASKS = 11
 
-_SUMMARY_COLUMNS = ["scenario", "task", "n_methods", "best", "best_mean", "best_sd", "semi_supervised", "supervised",
-                    "n_splits", "mean_semi_supervised", "mean_supervised", "difference", "ci_low", "ci_high",
-                    "pvalue", "pvalue_wilcoxon", "pvalue_corrected", "verdict"]
+_SUMMARY_COLUMNS = ["scenario", "task", "n_methods", "n_splits", "best", "best_mean", "best_sd", "test", "helped",
+                    "hurt", "no significant difference", "not tested"]
 
 
-def _supervised_names(supervised):
-    if supervised is not None:
-        return set(supervised)
-    from toolkit._methods import METHODS
+def verdict_table(results, *, metric="test_error", alpha=0.05, sizes=None, baselines=None):
+    """The one verdict per scenario × task × semi-supervised method that every part of the report renders.
 
-    return {name for name, m in METHODS.items() if m.family == "supervised"}
+    :func:`toolkit.stats.unlabeled_data_helped`'s comparison (each semi-supervised method against its
+    supervised baseline over the splits both ran) with its default deciding test: Nadeau & Bengio's
+    corrected resampled t-test for the tasks in ``sizes`` (random partitions of one data set, whose
+    training sets overlap), the paired t-test for the others; ``pvalue_uncorrected`` is the paired
+    t-test's. Unlike that function it returns an empty table (same columns) when no method ran with its
+    baseline, so that a report of supervised methods only still renders.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        Tidy results; the refit rows of ``metric`` are used (errors in percent).
+    metric : str, default="test_error"
+    alpha : float, default=0.05
+    sizes : mapping, default=None
+        Task -> ``(n_train, n_test)``.
+    baselines : mapping, default=None
+        Method -> supervised baseline; ``None``: the method registry's.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns of :func:`toolkit.stats.unlabeled_data_helped`.
+    """
+    from toolkit import stats
+
+    table, _ = stats._compare_with_baselines(results, baselines=baselines, metric=metric, alpha=alpha,
+                                             sizes=sizes, func="verdict_table")
+    return table
 
 
-def summary_table(results, *, metric="test_error", alpha=0.05, supervised=None, sizes=None):
-    """Per scenario and task: the best method, and whether the unlabelled data helped significantly.
+def _deciding_tests(verdicts):
+    return _order(t for t in verdicts["test"] if isinstance(t, str)) if len(verdicts) else []
 
-    The best semi-supervised method (lowest mean ``metric`` over the splits) is compared with the best
-    supervised method of the same task and scenario over the splits both ran, by the paired t-test
-    (:func:`toolkit.stats.paired_ttest`, the verdict), the Wilcoxon signed-rank test and, with
-    ``sizes``, Nadeau & Bengio's corrected resampled t-test (:func:`toolkit.stats.corrected_ttest`;
-    the random partitions of one data set share training points).
+
+def _test_phrase(tests):
+    """How the report declares the deciding test(s), once."""
+    named = {"corrected resampled t-test": "Nadeau & Bengio's corrected resampled t-test (for the training points "
+                                          "the random splits share)",
+             "paired t-test": "the paired t-test", "Wilcoxon signed-rank": "the Wilcoxon signed-rank test"}
+    if not tests:
+        return "a paired test"
+    if len(tests) == 1:
+        return named.get(tests[0], tests[0])
+    return " or ".join(named.get(t, t) for t in tests) + " (named with each comparison)"
+
+
+def summary_table(results, *, metric="test_error", alpha=0.05, sizes=None, baselines=None, verdicts=None):
+    """Per scenario and task: the best method, and the verdict of every semi-supervised method.
+
+    The verdicts are those of :func:`verdict_table` (pass its table as ``verdicts`` to render the
+    very same one; by default it is computed from the other arguments): the summary, the results
+    tables (:func:`paper_table`) and the "did it help?" table (:func:`helped_table`) cannot disagree.
 
     Parameters
     ----------
@@ -319,28 +372,25 @@ def summary_table(results, *, metric="test_error", alpha=0.05, supervised=None, 
     metric : str, default="test_error"
         Lower is better.
     alpha : float, default=0.05
-    supervised : iterable of str, default=None
-        Names of the supervised methods; None takes the registry's ``family == "supervised"``
-        (:data:`toolkit.selection.METHODS`). Every other method counts as semi-supervised.
     sizes : mapping, default=None
-        Task -> ``(n_train, n_test)`` for the corrected t-test.
+        Task -> ``(n_train, n_test)`` for the corrected t-test (see :func:`verdict_table`).
+    baselines : mapping, default=None
+        Method -> supervised baseline; ``None``: the method registry's.
+    verdicts : pandas.DataFrame, default=None
+        A :func:`verdict_table` of ``results``.
 
     Returns
     -------
     pandas.DataFrame
-        One row per (scenario, task), columns ``best``, ``best_mean``, ``best_sd``, ``semi_supervised``
-        and ``supervised`` (the two best of each kind), ``n_splits`` (paired), their means,
-        ``difference`` (semi-supervised - supervised: negative means the unlabelled data helped), its
-        confidence interval, the three p-values, and ``verdict``: "helped", "hurt", "no significant
-        difference", "too few splits", "only one method", "no supervised method" or "no
-        semi-supervised method".
+        One row per (scenario, task): ``n_methods``, ``n_splits`` (the most splits a method ran),
+        ``best`` (lowest mean ``metric``) with ``best_mean`` and ``best_sd``, ``test`` (the deciding
+        test(s)), and the semi-supervised methods by verdict, comma-separated: ``helped``, ``hurt``,
+        ``no significant difference``, ``not tested`` (too few shared splits, or no baseline).
     """
     import pandas as pd
 
-    from toolkit import stats
-
-    supervised = _supervised_names(supervised)
-    sizes = {} if sizes is None else dict(sizes)
+    if verdicts is None:
+        verdicts = verdict_table(results, metric=metric, alpha=alpha, sizes=sizes, baselines=baselines)
     per_split = split_errors(results, metric=metric)
     rows = []
     for (scenario, task), group in per_split.groupby(["scenario", "task"], sort=False):
@@ -348,39 +398,14 @@ def summary_table(results, *, metric="test_error", alpha=0.05, supervised=None, 
         methods = _order(group["method"])
         means = wide.mean()[methods]
         best = means.idxmin()
-        row = dict.fromkeys(_SUMMARY_COLUMNS, np.nan)
-        row.update(scenario=scenario, task=task, n_methods=len(methods), best=best, best_mean=means[best],
-                   best_sd=wide[best].std(), semi_supervised=None, supervised=None, n_splits=0)
-        ssl = [m for m in methods if m not in supervised]
-        sup = [m for m in methods if m in supervised]
-        if ssl:
-            row["semi_supervised"] = means[ssl].idxmin()
-        if sup:
-            row["supervised"] = means[sup].idxmin()
-        if len(methods) == 1:
-            row["verdict"] = "only one method"
-        elif not sup:
-            row["verdict"] = "no supervised method"
-        elif not ssl:
-            row["verdict"] = "no semi-supervised method"
-        else:
-            pair = wide[[row["semi_supervised"], row["supervised"]]].dropna()
-            a, b = pair.iloc[:, 0].to_numpy(), pair.iloc[:, 1].to_numpy()
-            row.update(n_splits=len(pair), mean_semi_supervised=a.mean() if len(a) else np.nan,
-                       mean_supervised=b.mean() if len(b) else np.nan,
-                       difference=(a - b).mean() if len(a) else np.nan)
-            if len(pair) < 2:
-                row["verdict"] = "too few splits"
-            else:
-                res = stats.paired_ttest(a, b)
-                row["ci_low"], row["ci_high"] = res.conf_int(alpha)
-                row["pvalue"] = res.pvalue
-                row["pvalue_wilcoxon"] = stats.wilcoxon(a, b).pvalue
-                if task in sizes:
-                    n_train, n_test = sizes[task]
-                    row["pvalue_corrected"] = stats.corrected_ttest(a, b, n_train=n_train, n_test=n_test).pvalue
-                row["verdict"] = ("no significant difference" if not res.pvalue < alpha
-                                  else "helped" if res.estimate < 0 else "hurt")
+        mine = verdicts[(verdicts["scenario"] == scenario) & (verdicts["task"] == task)]
+        row = {"scenario": scenario, "task": task, "n_methods": len(methods), "n_splits": int(wide.count().max()),
+               "best": best, "best_mean": means[best], "best_sd": wide[best].std(),
+               "test": ", ".join(_deciding_tests(mine))}
+        for column, chosen in (("helped", ("helped",)), ("hurt", ("hurt",)),
+                               ("no significant difference", ("no significant difference",)),
+                               ("not tested", ("too few splits", "no baseline"))):
+            row[column] = ", ".join(mine.loc[mine["verdict"].isin(chosen), "method"])
         rows.append(row)
     return pd.DataFrame(rows, columns=_SUMMARY_COLUMNS)
 
@@ -389,50 +414,53 @@ def _p(p):
     return "–" if not np.isfinite(p) else "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
 
 
-def _task_sentence(row, *, alpha, unit):
-    best = f"best: **{row['best']}** ({format_mean_sd(row['best_mean'], row['best_sd'])}{unit})"
-    head = f"- **{row['task']}**: {best}."
-    verdict = row["verdict"]
-    if verdict == "only one method":
-        return f"{head} Only one method ran on this task: nothing to compare."
-    if verdict == "no supervised method":
-        return f"{head} No supervised method ran on this task: the unlabelled data cannot be judged."
-    if verdict == "no semi-supervised method":
-        return f"{head} No semi-supervised method ran on this task."
-    ssl, sup, n = row["semi_supervised"], row["supervised"], int(row["n_splits"])
-    if verdict == "too few splits":
-        return (f"{head} {ssl} and {sup} share {n} split{'s' if n != 1 else ''}: too few for a paired test, "
-                "no verdict on the unlabelled data.")
-    compared = (f"{ssl} {row['mean_semi_supervised']:.1f}{unit} against the best supervised method, {sup}, "
-                f"{row['mean_supervised']:.1f}{unit}: difference {row['difference']:+.1f} points "
-                f"[95% CI {row['ci_low']:+.1f}, {row['ci_high']:+.1f}], paired t-test {_p(row['pvalue'])} "
-                f"over {n} splits")
-    if verdict == "helped":
-        text = f"{head} The unlabelled data **helped significantly** ({compared})."
-    elif verdict == "hurt":
-        text = (f"{head} The unlabelled data **hurt**: the best supervised method is significantly better "
-                f"({compared}).")
-    else:
-        text = (f"{head} **No significant difference** between semi-supervised and supervised at α = {alpha:g} "
-                f"({compared}): these results do not show that the unlabelled data helped.")
-    corrected = row["pvalue_corrected"]
-    if verdict in ("helped", "hurt") and np.isfinite(corrected) and not corrected < alpha:
-        text += (f" Not significant after Nadeau & Bengio's correction for the training points the "
-                 f"splits share ({_p(corrected)}).")
-    if n < FEW_SPLITS:
-        wilcoxon = (f"the Wilcoxon test cannot reach p < 0.05 with fewer than {FEW_SPLITS} splits; here "
-                    f"{_p(row['pvalue_wilcoxon'])}")
-        if verdict == "no significant difference":
-            text += (f" *With only {n} splits the test has little power*: a real difference of this size can "
-                     f"go undetected ({wilcoxon}).")
-        else:
-            text += (f" *With only {n} splits the test has little power*: the verdict rests on the t-test's "
-                     f"assumption of normal differences ({wilcoxon}).")
+def _comparison(row, *, unit, tests):
+    """One comparison of a verdict row in words: means, difference with its CI, the deciding p-value
+    and the uncorrected one beside it."""
+    text = (f"{row['method']} against {row['baseline']}, {row['mean']:.1f}{unit} vs "
+            f"{row['mean_baseline']:.1f}{unit}: {row['difference']:+.1f} points "
+            f"[95% CI {row['ci_low']:+.1f}, {row['ci_high']:+.1f}], {_p(row['pvalue'])}")
+    if row["test"] == "corrected resampled t-test":
+        text += f" (uncorrected {_p(row['pvalue_uncorrected'])})"
+    elif row["test"] != "paired t-test":
+        text += f" (paired t-test {_p(row['pvalue_uncorrected'])})"
+    if len(tests) > 1:
+        text += f", {row['test']}"
     return text
 
 
-def friedman_verdict(results, *, scenario, metric="test_error", alpha=0.05):
-    """Friedman's test across tasks (Demšar 2006) on :func:`rank_table`, in words (markdown)."""
+def _task_sentence(summary_row, verdicts, *, unit):
+    """The summary's line for one task: the best method, then every semi-supervised method's verdict."""
+    best = (f"best **{summary_row['best']}** "
+            f"({format_mean_sd(summary_row['best_mean'], summary_row['best_sd'])}{unit})")
+    head = f"- **{summary_row['task']}**: {best}."
+    if summary_row["n_methods"] == 1:
+        return f"{head} Only one method ran on this task: nothing to compare."
+    if verdicts.empty:
+        return f"{head} No semi-supervised method ran with its supervised baseline: the unlabelled data cannot be judged."
+    tests = _deciding_tests(verdicts)
+    parts = []
+    for verdict, label in (("helped", "The unlabelled data **helped**"), ("hurt", "The unlabelled data **hurt**"),
+                           ("no significant difference", "**No significant difference**")):
+        chosen = verdicts[verdicts["verdict"] == verdict]
+        if len(chosen):
+            parts.append(f"{label}: " + "; ".join(_comparison(r, unit=unit, tests=tests) for _, r in chosen.iterrows())
+                         + ".")
+    untested = verdicts[verdicts["verdict"].isin(["too few splits", "no baseline"])]
+    for _, r in untested.iterrows():
+        if r["verdict"] == "no baseline":
+            parts.append(f"{r['method']}: its baseline {r['baseline']} did not run on this task, no verdict.")
+        else:
+            parts.append(f"{r['method']} and {r['baseline']} share {int(r['n_splits'])} split"
+                         f"{'s' if r['n_splits'] != 1 else ''}: too few for a paired test, no verdict.")
+    return " ".join([head, *parts])
+
+
+def friedman_verdict(results, *, scenario, metric="test_error", alpha=0.05, caveat=True):
+    """Friedman's test across tasks (Demšar 2006) on :func:`rank_table`, in words (markdown).
+
+    ``caveat=False`` leaves out the sentence on fewer than :data:`FEW_TASKS` tasks (the summary
+    says it once, among its caveats)."""
     from toolkit import stats
 
     table = rank_table(results, scenario=scenario, metric=metric)
@@ -458,24 +486,76 @@ def friedman_verdict(results, *, scenario, metric="test_error", alpha=0.05):
                 f"({_p(pvalue)}, Kendall's W = {fr.effect_size:.2f}) over {block}.")
         if ranks.iloc[0] < ranks.iloc[1]:
             text += f" The lowest mean rank ({ranks.index[0]}) is not evidence that it is better."
-    if N < FEW_TASKS:
+    if caveat and N < FEW_TASKS:
         text += (f" *With only {N} tasks the test has little power* (Demšar 2006 relies on its chi² "
                  f"approximation from more than {FEW_TASKS - 1} data sets): read this as indicative.")
     return text
 
 
-def summary_markdown(results, *, metric="test_error", alpha=0.05, supervised=None, sizes=None, unit=" %"):
-    """The report's opening summary (markdown): per scenario, one line per task (best method, did the
-    unlabelled data help, from :func:`summary_table`) and Friedman's verdict across tasks."""
-    table = summary_table(results, metric=metric, alpha=alpha, supervised=supervised, sizes=sizes)
+def _caveats(verdicts, friedman_tasks):
+    """The summary's caveats, each said once: few splits for the paired tests, few tasks for Friedman."""
+    out = []
+    tested = verdicts[verdicts["verdict"].isin(["helped", "hurt", "no significant difference"])]
+    few = tested[tested["n_splits"] < FEW_SPLITS]
+    if len(few):
+        counts = sorted(set(few["n_splits"].astype(int)))
+        where = ("every comparison" if len(few) == len(tested)
+                 else "the comparisons on " + ", ".join(_order(few["task"])))
+        out.append(f"*Few splits.* {'/'.join(map(str, counts))} splits for {where}: the paired tests have little "
+                   "power (a real difference of the sizes above can go undetected), a significant verdict rests on "
+                   "the t-test's assumption of normal differences, and the Wilcoxon signed-rank test could not "
+                   f"reach p < 0.05 with fewer than {FEW_SPLITS} splits.")
+    few_tasks = {scenario: n for scenario, n in friedman_tasks.items() if 2 <= n < FEW_TASKS}
+    if few_tasks:
+        out.append("*Few tasks.* Friedman's test ran over "
+                   + " and ".join(f"{n} tasks in scenario {scenario}" for scenario, n in few_tasks.items())
+                   + f": Demšar (2006) relies on its chi² approximation from more than {FEW_TASKS - 1} data sets, "
+                   "so read it as indicative.")
+    return out
+
+
+def summary_markdown(results, *, metric="test_error", alpha=0.05, sizes=None, baselines=None, unit=" %",
+                     verdicts=None):
+    """The report's opening summary (markdown).
+
+    Which test decides is said once, at the top; then per scenario one line per task (best method,
+    and each semi-supervised method's verdict against its baseline, from :func:`summary_table` and
+    :func:`verdict_table`: the same verdicts as the results tables and the "did it help?" table),
+    Friedman's verdict across tasks; then the caveats, each said once.
+
+    Parameters
+    ----------
+    results, metric, alpha, sizes, baselines, verdicts
+        As :func:`summary_table`.
+    unit : str, default=" %"
+        Unit appended to the means (errors are in percent, differences in percentage points).
+
+    Returns
+    -------
+    str
+    """
+    if verdicts is None:
+        verdicts = verdict_table(results, metric=metric, alpha=alpha, sizes=sizes, baselines=baselines)
+    table = summary_table(results, metric=metric, alpha=alpha, verdicts=verdicts)
     if table.empty:
         return f"No refitted results of {metric} to summarise."
-    parts = []
+    name = metric.replace("_", " ")
+    parts = [f"{name.capitalize()}{' in' + unit.rstrip() if unit.strip() else ''}, mean ± sd over the splits. "
+             "Did the unlabelled data help? Each semi-supervised method is compared with its supervised baseline "
+             f"on the splits both ran; {_test_phrase(_deciding_tests(verdicts))} decides at α = {alpha:g} "
+             "(*helped*: significantly lower error, *hurt*: significantly higher), and the uncorrected paired "
+             "t-test's p-value is shown beside it. The results tables mark the same verdicts (▼ helped, ▲ hurt)."]
+    friedman_tasks = {}
     for scenario, rows in table.groupby("scenario", sort=False):
-        lines = [f"**Scenario {scenario}** ({metric.replace('_', ' ')}, mean ± sd over the splits):", ""]
-        lines += [_task_sentence(row, alpha=alpha, unit=unit) for _, row in rows.iterrows()]
-        lines += ["", friedman_verdict(results, scenario=scenario, metric=metric, alpha=alpha)]
+        mine = verdicts[verdicts["scenario"] == scenario]
+        lines = [f"**Scenario {scenario}**", ""]
+        lines += [_task_sentence(row, mine[mine["task"] == row["task"]], unit=unit) for _, row in rows.iterrows()]
+        lines += ["", friedman_verdict(results, scenario=scenario, metric=metric, alpha=alpha, caveat=False)]
+        friedman_tasks[scenario] = rank_table(results, scenario=scenario, metric=metric).shape[0]
         parts.append("\n".join(lines))
+    caveats = _caveats(verdicts, friedman_tasks)
+    if caveats:
+        parts.append("**Caveats**\n\n" + "\n".join(f"- {c}" for c in caveats))
     return "\n\n".join(parts)
 
 
