@@ -463,7 +463,7 @@ def test_rlsc_path_loo_equals_brute_force_refits():
                 keep = np.arange(30) != i
                 c = np.linalg.solve(wt[keep, None] * K[np.ix_(keep, keep)] + lam * np.eye(29), wt[keep] * y[keep])
                 assert K[i, keep] @ c == pytest.approx(path.loo_predictions[j, i], rel=1e-8, abs=1e-10)
-        err = np.mean(np.where(path.loo_predictions >= 0, 1, -1) != y, axis=1)
+        err = 100 * np.mean(np.where(path.loo_predictions >= 0, 1, -1) != y, axis=1)   # percent
         np.testing.assert_allclose(path.loo_error, err)
 
 
@@ -498,7 +498,9 @@ def test_validation_curve_and_cv():
     path = svm_path(K[np.ix_(tr, tr)], y[tr])
     sel = validation_curve(path, K[np.ix_(va, tr)], y[va])
     f = path.decision_function(K[np.ix_(va, tr)], sel.lambda_min)
-    assert np.mean(np.where(f >= 0, 1, -1) != y[va]) == pytest.approx(sel.error[sel.index_min])
+    assert 100 * np.mean(np.where(f >= 0, 1, -1) != y[va]) == pytest.approx(sel.error[sel.index_min])   # percent
+    p = sel.error[sel.index_min] / 100
+    assert sel.error_se[sel.index_min] == pytest.approx(100 * np.sqrt(p * (1 - p) / va.size))
     assert sel.lambda_1se >= sel.lambda_min
     cv1 = cv_svm_path(K[np.ix_(tr, tr)], y[tr], n_folds=4, n_lambdas=30, rng=3)
     cv2 = cv_svm_path(K[np.ix_(tr, tr)], y[tr], n_folds=4, n_lambdas=30, rng=3)
@@ -531,7 +533,8 @@ def test_cv_svm_path_uses_the_one_fold_assignment():
         p = svm_path(K[np.ix_(train, train)], y[train])
         lambdas = np.maximum(cv.lambdas, p.breakpoints[-1]) if p._tail_direction is None else cv.lambdas
         f = p.decision_function(K[np.ix_(test, train)], lambdas)
-        np.testing.assert_array_equal(cv.fold_error[k], np.mean(np.where(f >= 0, 1.0, -1.0) != y[test, None], axis=0))
+        np.testing.assert_array_equal(cv.fold_error[k],
+                                      100.0 * np.mean(np.where(f >= 0, 1.0, -1.0) != y[test, None], axis=0))
 
 
 def test_compiled_event_loop_equals_the_numpy_reference():

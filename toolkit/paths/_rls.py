@@ -37,7 +37,7 @@ class RlscPath:
     loo_predictions : ndarray of shape (n_lambdas, n_samples)
         ``f⁽⁻ⁱ⁾(x_i)``: the prediction at each point of the fit without it.
     loo_error : ndarray of shape (n_lambdas,)
-        Misclassification rate of ``sign f⁽⁻ⁱ⁾(x_i)`` (labels ±1; NaN otherwise).
+        Misclassification error in percent of ``sign f⁽⁻ⁱ⁾(x_i)`` (labels ±1; NaN otherwise).
     loo_mse : ndarray of shape (n_lambdas,)
         Mean squared LOO residual.
     gcv : ndarray of shape (n_lambdas,)
@@ -107,7 +107,7 @@ class RlscPath:
             "Regularised least-squares path (one eigendecomposition; closed-form LOO and GCV)",
             f"  training points  : {self.y.shape[0]}",
             f"  λ grid           : {self.lambdas.size} values from {self.lambdas[0]:.4g} to {self.lambdas[-1]:.4g}",
-            f"  lambda_min (LOO) : {self.lambda_min:.4g}  (LOO error {self.loo_error[i_min]:.4f}, "
+            f"  lambda_min (LOO) : {self.lambda_min:.4g}  (LOO error {self.loo_error[i_min]:.2f} %, "
             f"df {self.df[i_min]:.1f})",
             f"  lambda_1se       : {self.lambda_1se:.4g}",
             f"  lambda_gcv       : {self.lambda_gcv:.4g}",
@@ -240,8 +240,9 @@ def rlsc_path(X, y, *, kernel="precomputed", sigma=None, kernel_degree=2, coef0=
     loo_mse = np.mean(loo_residual ** 2, axis=0)
     classification = bool(np.all(np.isin(y, (-1.0, 1.0))))
     if classification:
-        loo_error = np.mean(np.where(loo_pred >= 0, 1.0, -1.0) != y[None, :], axis=1)
-        crit, se = loo_error, np.sqrt(loo_error * (1 - loo_error) / n)
+        rate = np.mean(np.where(loo_pred >= 0, 1.0, -1.0) != y[None, :], axis=1)
+        loo_error = 100.0 * rate                                      # percent, as every error of the toolkit
+        crit, se = loo_error, 100.0 * np.sqrt(rate * (1 - rate) / n)
     else:
         loo_error = np.full(lambdas.size, np.nan)
         crit = loo_mse

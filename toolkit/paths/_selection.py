@@ -2,7 +2,8 @@
 
 glmnet's rule (Friedman, Hastie & Tibshirani 2010, ``cv.glmnet``): ``lambda_min`` minimises the
 estimated error; ``lambda_1se`` is the largest λ whose error is within one standard error of that
-minimum (the most regularised model that is statistically as good).
+minimum (the most regularised model that is statistically as good). Errors are in percent, as
+everywhere in the toolkit (see :mod:`toolkit.stats`).
 """
 from __future__ import annotations
 
@@ -28,11 +29,12 @@ class PathSelection:
     lambdas : ndarray of shape (n_lambdas,)
         Decreasing grid.
     error : ndarray of shape (n_lambdas,)
-        Misclassification rate (validation points, or mean over folds).
+        Misclassification error in percent (validation points, or mean over folds).
     error_se : ndarray of shape (n_lambdas,)
-        Standard error: binomial ``sqrt(p (1 - p) / m)`` on a validation set, ``std / sqrt(k)``
-        over k folds.
+        Its standard error in percentage points: binomial ``100 sqrt(p (1 - p) / m)`` on a
+        validation set (``p = error / 100``), ``std / sqrt(k)`` over k folds.
     fold_error : ndarray of shape (n_folds, n_lambdas) or None
+        Error of each fold in percent (k-fold CV).
     lambda_min, lambda_1se : float
     index_min, index_1se : int
     method : str
@@ -63,9 +65,9 @@ class PathSelection:
         return "\n".join([
             f"Path-based model selection ({self.method}{k})",
             f"  λ grid     : {self.lambdas.size} values from {self.lambdas[0]:.4g} to {self.lambdas[-1]:.4g}",
-            f"  lambda_min : {self.lambda_min:.4g}  (error {self.error[self.index_min]:.4f} "
-            f"± {self.error_se[self.index_min]:.4f})",
-            f"  lambda_1se : {self.lambda_1se:.4g}  (error {self.error[self.index_1se]:.4f})",
+            f"  lambda_min : {self.lambda_min:.4g}  (error {self.error[self.index_min]:.2f} "
+            f"± {self.error_se[self.index_min]:.2f} %)",
+            f"  lambda_1se : {self.lambda_1se:.4g}  (error {self.error[self.index_1se]:.2f} %)",
         ])
 
     def __repr__(self):
@@ -86,7 +88,7 @@ class PathSelection:
         ax.axvline(self.lambda_1se, color="k", lw=0.8, ls=":", label="lambda_1se")
         ax.set_xscale("log")
         ax.set_xlabel("λ (log scale)")
-        ax.set_ylabel("misclassification rate")
+        ax.set_ylabel("error (%)")
         ax.legend()
         return ax
 
@@ -112,12 +114,13 @@ def _default_grid(path, n_lambdas):
 
 
 def _errors(path, X_eval, y_eval, lambdas):
+    """Misclassification error in percent of ``sign f`` at every λ."""
     f = np.asarray(path.decision_function(X_eval, lambdas))
-    return np.mean(np.where(f >= 0, 1.0, -1.0) != y_eval[:, None], axis=0)
+    return 100.0 * np.mean(np.where(f >= 0, 1.0, -1.0) != y_eval[:, None], axis=0)
 
 
 def validation_curve(path, X_val, y_val, *, lambdas=None, n_lambdas=None):
-    """Misclassification on held-out points along a path, with ``lambda_min`` and ``lambda_1se``.
+    """Misclassification error (percent) on held-out points along a path, with ``lambda_min`` and ``lambda_1se``.
 
     Parameters
     ----------
@@ -158,7 +161,8 @@ def validation_curve(path, X_val, y_val, *, lambdas=None, n_lambdas=None):
         err = _errors(path, X_val, y_val, lambdas)
     except ValueError as exc:      # the path's own check of the cross kernel / points, named here
         raise ValueError(f"The 'X_val' parameter of {func} does not fit the path: {exc}") from exc
-    se = np.sqrt(err * (1 - err) / y_val.size)
+    rate = err / 100.0
+    se = 100.0 * np.sqrt(rate * (1 - rate) / y_val.size)
     i_min, i_1se = select_lambda(lambdas, err, se)
     return PathSelection(lambdas=lambdas, error=err, error_se=se, fold_error=None,
                          lambda_min=float(lambdas[i_min]), lambda_1se=float(lambdas[i_1se]),
