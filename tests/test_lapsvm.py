@@ -246,8 +246,10 @@ def test_gamma_I_zero_lapsvm_is_squared_hinge_svm():
     rn = lapsvm(X[:l], y[:l], X[l:], kernel="linear", gamma_A=gA, gamma_I=0.0, neighbors=3, method="newton")
     rp = lapsvm(X[:l], y[:l], X[l:], kernel="linear", gamma_A=gA, gamma_I=0.0, neighbors=3, stop=None, tol=1e-8)
     # liblinear: ½||w||² + C Σ max(0, 1 - y(wx+b))²  <=>  eq. (7)/γ_A with C = 1/(2γ_A);
-    # a large intercept_scaling makes liblinear's regularised bias (nearly) free
-    svc = LinearSVC(C=1 / (2 * gA), loss="squared_hinge", intercept_scaling=1e3, tol=1e-12,
+    # a large intercept_scaling makes liblinear's regularised bias (nearly) free; the primal solver, as
+    # dual="auto" picks for more rows than features (scikit-learn >= 1.5; 1.4's default dual=True, the dual
+    # coordinate descent, does not converge with a bias scaled by 1e3)
+    svc = LinearSVC(C=1 / (2 * gA), loss="squared_hinge", dual=False, intercept_scaling=1e3, tol=1e-12,
                     max_iter=200000).fit(X[:l], y[:l])
     for r in (rn, rp):
         np.testing.assert_allclose(r.decision_function(X), svc.decision_function(X), atol=2e-3)

@@ -22,8 +22,9 @@ import sys
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
+from toolkit._compat import SKLEARN_TAGS, validate_data
 from toolkit._validation import (SKLEARN_UNLABELED, _is_nan, check_labeled_classes, describe_marker, marker_mask,
                                  missing_labels, resolve_unlabeled)
 
@@ -38,9 +39,10 @@ _SPLITTER_ADVICE = ("use toolkit.selection.SemiSupervisedKFold as 'cv', with the
 
 
 # scikit-learn's callers that choose the splitter with check_cv(cv, y, classifier=is_classifier(estimator)):
-# is_classifier reads the estimator's tags before check_cv reads y, so __sklearn_tags__ can refuse a
-# plain splitter first, with the marker named (StratifiedKFold would otherwise fail on NaN markers with
-# scikit-learn's own "Input y contains NaN", or deal -1 rows into test folds as a class)
+# is_classifier reads the estimator's tags (scikit-learn >= 1.6; its _estimator_type before) before
+# check_cv reads y, so __sklearn_tags__ (or _estimator_type) can refuse a plain splitter first, with the
+# marker named (StratifiedKFold would otherwise fail on NaN markers with scikit-learn's own "Input y
+# contains NaN", or deal -1 rows into test folds as a class)
 _SPLITTER_CALLERS = {("fit", "sklearn.model_selection._search")} | {
     (name, "sklearn.model_selection._validation")
     for name in ("cross_validate", "cross_val_predict", "permutation_test_score", "learning_curve",
@@ -78,8 +80,9 @@ def _marked_rows(estimator, y, rows=None):
 def _refuse_plain_splitter(estimator):
     """Raise when scikit-learn is about to cross-validate ``estimator`` with a splitter that ignores the marker.
 
-    Called from ``__sklearn_tags__``: when a caller in :data:`_SPLITTER_CALLERS` is a few frames up,
-    its ``y`` and its ``cv`` (``self.cv`` of a search) are read; a splitter other than
+    Called from ``__sklearn_tags__`` (from ``_estimator_type`` with scikit-learn < 1.6, whose
+    ``is_classifier`` reads that attribute instead of the tags): when a caller in
+    :data:`_SPLITTER_CALLERS` is a few frames up, its ``y`` and its ``cv`` (``self.cv`` of a search) are read; a splitter other than
     :class:`~toolkit.selection.SemiSupervisedKFold` (an int, None, a KFold, ...) on a ``y`` with
     rows carrying the estimator's marker is refused. Folds given as ``(train, test)`` pairs are
     left to :func:`_refuse_marked_test_rows`, which checks each test fold in ``fit``. Anything
@@ -213,6 +216,14 @@ class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.sparse = self._sparse
         tags.classifier_tags.multi_class = True
         return tags
+
+    if not SKLEARN_TAGS:
+        # scikit-learn < 1.6 never calls __sklearn_tags__: its is_classifier reads _estimator_type
+        # (ClassifierMixin's class attribute "classifier"), the hook before check_cv (toolkit._compat)
+        @property
+        def _estimator_type(self):
+            _refuse_plain_splitter(self)
+            return "classifier"
 
     def fit(self, X, y):
         """Fit on labelled and unlabelled rows; the rows carrying the marker are the unlabelled ones.

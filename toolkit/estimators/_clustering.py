@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from toolkit._compat import validate_data
 from toolkit.rls import mmc
 
 __all__ = ["MMC"]

@@ -20,8 +20,9 @@ import json
 import numbers
 
 import numpy as np
-from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
+from toolkit._compat import validate_data
 from toolkit._validation import check_labeled_classes, check_option, check_scalar, marker_mask, resolve_unlabeled
 from toolkit.estimators._base import SemiSupervisedClassifier, _marker_hint, _refuse_marked_test_rows
 from toolkit.estimators._classifiers import S2RLSC, LapRLSC, LapSVM
