@@ -192,3 +192,23 @@ def test_early_stopping_with_a_validation_set_on_a_path():
         EarlyStopping("validation", validation=(Kv, (y[50:] > 0).astype(int)))
     with pytest.raises(TypeError, match="pair"):
         EarlyStopping("validation", validation=Kv)
+
+
+def test_histories_record_the_checked_errors_in_percent():
+    """The validation rule reads the error rate (Algorithm 3's unit); the history, a result, records it in
+    percent like every error of the toolkit (issue 24)."""
+    from sklearn.datasets import make_moons
+
+    from toolkit import lapsvm
+
+    X, y01 = make_moons(160, noise=0.15, random_state=18)
+    y = 2.0 * y01 - 1
+    Xv, yv01 = make_moons(40, noise=0.15, random_state=19)
+    r = lapsvm(X[:6], y[:6], X[6:], sigma=0.4, gamma_A=1e-2, gamma_I=1.0, neighbors=6, validation=(Xv, 2.0 * yv01 - 1),
+               y_unlabeled=y[6:], preconditioner="kernel", stop=ValidationCheck())
+    h = r.history
+    assert len(h["check_error_V"]) >= 1
+    np.testing.assert_allclose(h["check_error_V"], 100 * np.asarray(h["check_value"], dtype=float))
+    assert np.all((0 <= h["check_error_U"]) & (h["check_error_U"] <= 100))
+    # the last check is the stopped model's: its error on U, in percent
+    assert h["check_error_U"][-1] == pytest.approx(100 * np.mean(r.predict(X[6:]) != y[6:]))

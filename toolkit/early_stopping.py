@@ -96,7 +96,9 @@ class Progress:
     decisions : array or callable, default=None
         Current decisions on the unlabelled points (``sign f`` or class indices).
     validation_error : float or callable, default=None
-        Current error rate on the validation set.
+        Current error rate on the validation set, in [0, 1]: the unit of Melacci & Belkin's
+        Algorithm 3 (``eta = 1/|V|``, the old error starting at 1). The only error of the toolkit
+        that is not in percent; the solvers' histories record it in percent (``check_error_V``).
     """
 
     _FIELDS = ("objective", "grad_norm", "pgrad_norm", "mixed_product", "decisions", "validation_error")

@@ -435,8 +435,10 @@ def _errors(F, target):
 
 def run_monitors(monitors, progress, checks, *, error_U, with_validation):
     """Let every due rule look at ``progress``; record each check in ``checks`` (the history's
-    ``check_*`` columns). Returns ``(StopEvent, EARLY_STOP, detail)`` for the first rule that fired,
-    else None. ``error_U``: a callable giving the error on U (``y_unlabeled`` given) or None."""
+    ``check_*`` columns; ``check_error_U`` and ``check_error_V`` in percent, as every error the toolkit
+    reports, while the rules read the rate ``progress.validation_error``). Returns ``(StopEvent,
+    EARLY_STOP, detail)`` for the first rule that fired, else None. ``error_U``: a callable giving the
+    error rate on U (``y_unlabeled`` given) or None."""
     fired = None
     t = progress.iteration
     for mon in monitors:
@@ -446,8 +448,8 @@ def run_monitors(monitors, progress, checks, *, error_U, with_validation):
         for key, value in (("iteration", t), ("rule", chk.rule), ("value", chk.value), ("threshold", chk.threshold),
                            ("stop", chk.stop)):
             checks[key].append(value)
-        checks["error_U"].append(np.nan if error_U is None else error_U())
-        checks["error_V"].append(progress.validation_error if with_validation else np.nan)
+        checks["error_U"].append(np.nan if error_U is None else 100.0 * error_U())
+        checks["error_V"].append(100.0 * progress.validation_error if with_validation else np.nan)
         if chk.stop and fired is None:
             fired = chk
     if fired is None:
@@ -471,7 +473,8 @@ def _pcg_report(t, alpha, b, f, l, objective, grad_norm, pgrad_norm, mixed, step
     ``x`` and ``alpha``: α (``(n,)`` for two classes, ``(n, C)`` one-vs-all), ``b``, ``objective``
     (eq. 7 summed over the columns), ``grad_norm`` ``||∇||``, ``pgrad_norm`` ``||∇̂||``,
     ``mixed_product`` ``sqrt(∇̂ᵀ∇)``, ``step`` (mean line-search step), ``decisions`` on the
-    unlabelled points and, with a validation set, ``validation_error`` (both computed on access),
+    unlabelled points and, with a validation set, ``validation_error`` (the error rate in [0, 1] that
+    Melacci & Belkin's validation check compares with ``1/|V|``; both computed on access),
     ``n_samples`` and ``n_validation`` (the sizes the rules' default constants use).
     """
     alpha, b, f_u = alpha.copy(), b.copy(), f[l:].copy()

@@ -125,7 +125,8 @@ class LapSVMResult:
         ``pgrad_norm`` (``||∇̂||``), ``mixed_product``, ``step``, ``line_search_iters``
         (cumulative), ``restarts``; at each check of the ``stop`` rule: ``check_iteration``,
         ``check_rule``, ``check_value``, ``check_threshold``, ``check_stop``, ``check_error_U``
-        (if ``y_unlabeled`` was given) and ``check_error_V``. Newton, at each column start and
+        (if ``y_unlabeled`` was given) and ``check_error_V`` (errors in percent; the validation
+        rule's ``check_value`` and ``check_threshold`` are the rates of Algorithm 3). Newton, at each column start and
         after every step: ``objective`` (of the column), ``column``, ``step``,
         ``n_error_vectors``, ``lstsq`` (the step's system was solved by least squares), and
         ``newton_steps`` per column. PCG with ``one_vs_all="separate"``: the arrays above, one
