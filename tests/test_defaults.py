@@ -147,6 +147,13 @@ def test_cv_estimator_refits_the_best_candidate_and_predicts_with_it():
     assert set(cv.best_params_) == {"sigma", "gamma_A", "gamma_I", "neighbors", "degree"}
     errors = cv.cv_results_["mean_test_error"]
     assert errors[cv.best_index_] == errors.min()
+    # one unit for errors (percent, as select's test_error and results.csv); scores stay scikit-learn's fractions
+    scores = cv.cv_results_["mean_test_score"]
+    np.testing.assert_allclose(errors, 100 * (1 - scores))
+    np.testing.assert_allclose(cv.cv_results_["std_test_error"], 100 * cv.cv_results_["std_test_score"])
+    np.testing.assert_allclose(cv.cv_results_["se_test_error"], 100 * cv.cv_results_["se_test_score"])
+    np.testing.assert_allclose(errors, cv.selection_.summary_table["mean"])
+    assert cv.best_score_ == scores[cv.best_index_] and 0.5 < cv.best_score_ <= 1.0
     assert cv.cv_results_["params"][cv.best_index_] == cv.best_params_
     assert cv.best_estimator_.get_params()["gamma_I"] == cv.best_params_["gamma_I"]
     np.testing.assert_array_equal(cv.predict(X), cv.best_estimator_.predict(X))
@@ -164,7 +171,7 @@ def test_cv_estimator_is_deterministic_with_a_seed_and_1se_is_no_less_regularise
     one_se = LapSVMCV(rng=7, refit="1se").fit(X, y)
     assert one_se.best_params_["gamma_I"] >= a.best_params_["gamma_I"]
     within = a.cv_results_["mean_test_error"] <= a.cv_results_["mean_test_error"].min() \
-        + a.cv_results_["se_test_score"][a.best_index_] + 1e-12
+        + a.cv_results_["se_test_error"][a.best_index_] + 1e-12
     assert one_se.best_params_["gamma_I"] == max(p["gamma_I"] for p, ok in zip(a.cv_results_["params"], within) if ok)
     assert one_se.best_params_ == {k: one_se.selection_.lambda_1se[k] for k in one_se.best_params_}
 

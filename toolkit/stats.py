@@ -32,10 +32,12 @@ Every test returns a frozen dataclass with ``statistic``, ``pvalue``, ``effect_s
 ``conf_int(alpha=0.05)``; every result has ``summary()`` (a text table in the layout of
 statsmodels' summaries), a one-line ``repr`` and ``_repr_html_`` for notebooks.
 
-Units: errors are in percent wherever the toolkit names a value *error* (:func:`toolkit.selection.select`'s
-``test_error`` and tidy ``results``, ``results.csv``, the reports, the CV estimators'
-``cv_results_["mean_test_error"]``, the paths' ``error``); differences of errors are percentage
-points. Only ``score`` and ``*_test_score`` are fractions (scikit-learn's accuracy).
+Units (the user guide's "Units: errors in percent" states them in full): errors are in percent
+wherever the toolkit names a value *error* (:func:`toolkit.selection.select`'s ``test_error`` and
+tidy ``results``, ``results.csv``, the reports, the CV estimators' ``cv_results_["mean_test_error"]``,
+the paths' ``error``, the solvers' ``check_error_*`` histories); differences of errors are
+percentage points. scikit-learn's ``score``, ``*_test_score`` and ``best_score_`` are accuracies in
+[0, 1]; the early-stopping rules read the validation error as a rate (Melacci & Belkin's Algorithm 3).
 
 References
 ----------

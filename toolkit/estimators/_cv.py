@@ -152,6 +152,7 @@ class _SelectionCV(SemiSupervisedClassifier):
         self.n_folds_ = n_folds
         self.cv_results_ = self._cv_results(selection, grid)
         self.best_index_ = self._index_of(best)
+        self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
         for attribute in ("classes_", "result_", "transduction_", "n_iter_", "unlabeled_marker_"):
             if hasattr(self.best_estimator_, attribute):
                 setattr(self, attribute, getattr(self.best_estimator_, attribute))
@@ -162,15 +163,20 @@ class _SelectionCV(SemiSupervisedClassifier):
 
     @staticmethod
     def _cv_results(selection, grid):
-        """scikit-learn's ``cv_results_`` layout from the selection's summary (errors in % -> accuracies)."""
+        """scikit-learn's ``cv_results_`` layout from the selection's summary: the errors in percent as
+        the selection has them (``*_test_error``), the accuracies as fractions (``*_test_score``)."""
         table = selection.summary_table
         params = [{name: p[name] for name in grid} for p in map(json.loads, table["params"])]
-        mean_error = table["mean"].to_numpy(dtype=float) / 100.0
+        mean_error = table["mean"].to_numpy(dtype=float)                    # percent
+        std_error = table["sd"].fillna(0.0).to_numpy(dtype=float)
+        se_error = table["se"].to_numpy(dtype=float)
         results = {"params": params,
-                   "mean_test_score": 1.0 - mean_error,
-                   "std_test_score": table["sd"].fillna(0.0).to_numpy(dtype=float) / 100.0,
-                   "se_test_score": table["se"].to_numpy(dtype=float) / 100.0,
-                   "mean_test_error": mean_error}
+                   "mean_test_score": 1.0 - mean_error / 100.0,
+                   "std_test_score": std_error / 100.0,
+                   "se_test_score": se_error / 100.0,
+                   "mean_test_error": mean_error,
+                   "std_test_error": std_error,
+                   "se_test_error": se_error}
         order = np.lexsort((np.arange(len(params)), mean_error))       # ties: the first in grid order
         rank = np.empty(len(params), dtype=np.int32)
         rank[order] = np.arange(1, len(params) + 1)
@@ -242,10 +248,15 @@ _CV_PARAMS = """
         and ``score`` use it.
     cv_results_ : dict of arrays
         One entry per candidate, scikit-learn's layout: ``params``, ``mean_test_score`` (accuracy on
-        the held-out labelled rows), ``std_test_score``, ``se_test_score``, ``mean_test_error``,
+        the held-out labelled rows, a fraction as scikit-learn's ``score``), ``std_test_score``,
+        ``se_test_score``, ``mean_test_error``, ``std_test_error``, ``se_test_error`` (the same in
+        percent, as every error of the toolkit: ``mean_test_error = 100 (1 - mean_test_score)``),
         ``rank_test_score``, ``param_<name>`` (``pandas.DataFrame(cv_results_)`` tabulates it).
     best_index_ : int
         Index of the refitted candidate in ``cv_results_``.
+    best_score_ : float
+        Its mean cross-validated accuracy, ``cv_results_["mean_test_score"][best_index_]`` (a fraction,
+        as scikit-learn's ``score``; its error in percent is ``cv_results_["mean_test_error"][best_index_]``).
     selection_ : toolkit.selection.Selection
         The whole search: the tidy per-fold table, ``lambda_min``, ``lambda_1se``.
     n_folds_ : int
