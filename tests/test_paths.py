@@ -350,10 +350,9 @@ def test_path_object_api(tmp_path):
 
 def test_input_validation_messages():
     K = np.eye(4)
-    with pytest.raises(ValueError, match="both classes"):
+    with pytest.raises(ValueError, match=r"The 'y' parameter of svm_path must contain exactly two classes\. "
+                                         r"Got 1 class\(es\) \[1\.0\] instead"):
         svm_path(K, np.ones(4))
-    with pytest.raises(ValueError, match="-1 and \\+1"):
-        svm_path(K, np.array([0, 1, 0, 1]))
     with pytest.raises(ValueError, match="square"):
         svm_path(np.ones((4, 3)), np.array([1.0, -1, 1, -1]))
     with pytest.raises(ValueError, match=r"'X' \(the kernel matrix K\) has 4 rows but 'y' has 3"):
@@ -630,3 +629,148 @@ def test_low_rank_path_is_the_exact_model_on_the_nystrom_kernel():
                                + low.coef(lam)[1] / lam, atol=1e-7)
     with pytest.raises(ValueError, match=r"'n_basis' parameter of laplacian_svm_path must be an int in \[1, "):
         laplacian_svm_path(Xl, yl, Xu, n_basis=10**6, **kw)
+
+
+# ----------------------------------------------------------------------------- labels (issue 24)
+# Every path accepts labels as the solvers do (toolkit._validation.encode_binary_labels): any two
+# values, classes[1] of the sorted pair coded +1. The coding is the only thing the labels decide, so
+# 0 / 1 and strings give the -1 / +1 path itself: the same breakpoints and decision values.
+_CODINGS = {"0/1": (0, 1), "strings": ("neg", "pos"), "bool": (False, True), "floats": (-2.5, 7.0)}
+
+
+def _recode(y, coding):
+    """``y`` in {-1, +1} written in another coding (negative, positive)."""
+    negative, positive = _CODINGS[coding]
+    return np.array([positive if v > 0 else negative for v in y])
+
+
+@pytest.mark.parametrize("coding", sorted(_CODINGS))
+def test_svm_path_with_any_two_labels_is_the_signed_path(coding):
+    X, y, K, Kt = _problem(3, n=40)
+    signed, labels = svm_path(K, y), _recode(y, coding)
+    path = svm_path(K, labels)
+    np.testing.assert_array_equal(path.classes, sorted(_CODINGS[coding]))
+    np.testing.assert_array_equal(path.y, y)                         # the coding, classes[1] ↦ +1
+    np.testing.assert_array_equal(path.breakpoints, signed.breakpoints)
+    lambdas = [signed.breakpoints[0] * 2, signed.breakpoints[3], signed.breakpoints[-1]]
+    np.testing.assert_array_equal(path.decision_function(Kt, lambdas), signed.decision_function(Kt, lambdas))
+    # predict returns the labels given; decision_function stays signed (positive: classes[1])
+    f = signed.decision_function(Kt, 0.1)
+    expected = np.where(f >= 0, _CODINGS[coding][1], _CODINGS[coding][0])
+    np.testing.assert_array_equal(path.predict(Kt, 0.1), expected)
+    assert path.predict(Kt, lambdas).shape == (Kt.shape[0], 3)
+    np.testing.assert_array_equal(signed.predict(Kt, 0.1), np.where(f >= 0, 1.0, -1.0))     # ±1 unchanged
+    # the same path from the points
+    by_points = svm_path(X, labels, kernel="rbf", sigma=1.0)
+    np.testing.assert_array_equal(by_points.classes, path.classes)
+    np.testing.assert_array_equal(by_points.predict(X[:5], 0.1), path.predict(K[:5], 0.1))
+
+
+def test_laplacian_svm_path_with_any_two_labels_is_the_signed_path():
+    Xl, yl, Xu, yu = _moons_like(4)
+    kw = dict(sigma=0.4, neighbors=5, gamma_ratio=2.0)
+    signed = laplacian_svm_path(Xl, yl, Xu, **kw)
+    for coding in ("0/1", "strings"):
+        path = laplacian_svm_path(Xl, _recode(yl, coding), Xu, **kw)
+        np.testing.assert_array_equal(path.classes, _CODINGS[coding])
+        np.testing.assert_array_equal(path.breakpoints, signed.breakpoints)
+        lam = signed.breakpoints[len(signed.breakpoints) // 2]
+        f = signed.decision_function(Xu, lam)
+        np.testing.assert_array_equal(path.decision_function(Xu, lam), f)
+        np.testing.assert_array_equal(path.predict(Xu, lam), np.where(f >= 0, *_CODINGS[coding][::-1]))
+        beta, beta0 = path.expansion(lam)
+        np.testing.assert_array_equal(beta, signed.expansion(lam)[0])
+
+
+def test_rlsc_path_reads_two_labels_as_classes_and_real_targets_as_regression():
+    X, y, K, Kt = _problem(5, n=40)
+    signed = rlsc_path(K, y, n_lambdas=20)
+    np.testing.assert_array_equal(signed.classes, [-1.0, 1.0])
+    for coding in ("0/1", "strings", "floats"):
+        path = rlsc_path(K, _recode(y, coding), n_lambdas=20)
+        np.testing.assert_array_equal(path.classes, _CODINGS[coding])
+        np.testing.assert_array_equal(path.y, y)
+        np.testing.assert_array_equal(path.lambdas, signed.lambdas)
+        np.testing.assert_allclose(path.loo_error, signed.loo_error)
+        assert (path.lambda_min, path.lambda_1se) == (signed.lambda_min, signed.lambda_1se)
+        f = signed.decision_function(Kt, 0.01)
+        np.testing.assert_array_equal(path.decision_function(Kt, 0.01), f)
+        np.testing.assert_array_equal(path.predict(Kt, 0.01), np.where(f >= 0, *_CODINGS[coding][::-1]))
+    # real-valued targets: regression, as before (LOO MSE selects, no classes, no LOO error)
+    t = X[:, 0] + 0.1 * X[:, 1]
+    reg = rlsc_path(K, t, n_lambdas=20)
+    assert reg.classes is None and np.isnan(reg.loo_error).all()
+    assert reg.lambda_min == reg.lambdas[np.argmin(reg.loo_mse)]
+    n, lam = t.size, 0.01
+    np.testing.assert_allclose(reg.coef(lam), np.linalg.solve(K + lam * n * np.eye(n), t), rtol=1e-8, atol=1e-10)
+    # two-valued numbers meant as regression: task="regression" fits them as given
+    y01 = (y > 0).astype(float)
+    reg01 = rlsc_path(K, y01, n_lambdas=20, task="regression")
+    assert reg01.classes is None
+    np.testing.assert_allclose(reg01.coef(lam), np.linalg.solve(K + lam * n * np.eye(n), y01), rtol=1e-8, atol=1e-10)
+    assert rlsc_path(K, y01, n_lambdas=20, task="classification").classes.tolist() == [0.0, 1.0]
+    with pytest.raises(ValueError, match=r"The 'task' parameter of rlsc_path must be one of 'auto', "):
+        rlsc_path(K, y, task="binary")
+    with pytest.raises(TypeError, match=r"The 'y' parameter of rlsc_path must be a numeric array"):
+        rlsc_path(K, _recode(y, "strings"), task="regression")
+    with pytest.raises(ValueError, match=r"The 'y' parameter of rlsc_path must contain exactly two classes\. "
+                                         r"Got 3 class\(es\)"):
+        rlsc_path(K, np.arange(40) % 3, task="classification")
+
+
+def test_path_selection_reads_validation_labels_in_the_training_coding():
+    X, y, K, _ = _problem(16, n=90)
+    tr, va = np.arange(60), np.arange(60, 90)
+    signed = svm_path(K[np.ix_(tr, tr)], y[tr])
+    ref = validation_curve(signed, K[np.ix_(va, tr)], y[va])
+    for coding in ("0/1", "strings"):
+        path = svm_path(K[np.ix_(tr, tr)], _recode(y[tr], coding))
+        sel = validation_curve(path, K[np.ix_(va, tr)], _recode(y[va], coding))
+        np.testing.assert_array_equal(sel.error, ref.error)
+        assert (sel.lambda_min, sel.lambda_1se) == (ref.lambda_min, ref.lambda_1se)
+        one_class = validation_curve(path, K[np.ix_(va[:3], tr)], [_CODINGS[coding][1]] * 3)   # one class is fine
+        assert np.isfinite(one_class.error).all()
+    with pytest.raises(ValueError, match=r"The 'y_val' parameter of validation_curve must hold labels among the "
+                                         r"classes \['neg', 'pos'\] of the path's training labels\. Got 30 other "
+                                         r"label\(s\) \(e\.g\. -?1\.0\) instead"):
+        validation_curve(svm_path(K[np.ix_(tr, tr)], _recode(y[tr], "strings")), K[np.ix_(va, tr)], y[va])
+    with pytest.raises(ValueError, match=r"The 'y_val' parameter of validation_curve must hold labels among the "
+                                         r"classes \[0, 1\].* \(e\.g\. 2\)"):
+        validation_curve(svm_path(K[np.ix_(tr, tr)], _recode(y[tr], "0/1")), K[np.ix_(va, tr)],
+                         np.r_[_recode(y[va][:-1], "0/1"), 2])
+    with pytest.raises(ValueError, match=r"The 'y_val' parameter of validation_curve must contain only finite"):
+        validation_curve(signed, K[np.ix_(va, tr)], np.r_[y[va][:-1], np.nan])
+    with pytest.raises(ValueError, match=r"validation_curve: 'X_val' has 30 rows but 'y_val' has 29"):
+        validation_curve(signed, K[np.ix_(va, tr)], y[va][:-1])
+    # k-fold CV: the same folds (stratified on the coding) and the same errors
+    cv_ref = cv_svm_path(K[np.ix_(tr, tr)], y[tr], n_folds=3, n_lambdas=12, rng=2)
+    cv = cv_svm_path(K[np.ix_(tr, tr)], _recode(y[tr], "strings"), n_folds=3, n_lambdas=12, rng=2)
+    np.testing.assert_array_equal(cv.fold_error, cv_ref.fold_error)
+    np.testing.assert_array_equal(cv.path.classes, ["neg", "pos"])
+    Xl, yl, Xu, _ = _moons_like(2, n=60)
+    kw = dict(n_folds=3, n_lambdas=10, sigma=0.4, neighbors=5, gamma_ratio=2.0, rng=0)
+    np.testing.assert_array_equal(cv_laplacian_svm_path(Xl, _recode(yl, "0/1"), Xu, **kw).fold_error,
+                                  cv_laplacian_svm_path(Xl, yl, Xu, **kw).fold_error)
+
+
+@pytest.mark.parametrize("labels, match", [
+    (np.ones(6), r"must contain exactly two classes\. Got 1 class\(es\) \[1\.0\] instead"),
+    (np.array(["a", "b", "c", "a", "b", "c"]), r"must contain exactly two classes\. Got 3 class\(es\) \['a', 'b', 'c'\]"),
+    (np.array([0.0, 1, np.nan, 0, 1, 0]), r"must contain only finite values \(no NaN or inf\)\. Got 1 non-finite"),
+    (np.array([0, 1, None, 0, 1, 0], dtype=object), r"must contain only finite values .* Got 1 missing labels"),
+    (np.array([0, "b", 0, "b", 0, "b"], dtype=object), r"must hold labels of one kind \(numbers or strings\)"),
+])
+def test_paths_refuse_bad_labels_naming_the_argument(labels, match):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6, 2))
+    K = kernel_matrix(X, kernel="rbf", sigma=1.0)
+    calls = {"svm_path": ("y", lambda: svm_path(K, labels)),
+             "cv_svm_path": ("y", lambda: cv_svm_path(K, labels, n_folds=2)),
+             "laplacian_svm_path": ("y_labeled", lambda: laplacian_svm_path(X, labels, X[:0], sigma=1.0)),
+             "cv_laplacian_svm_path": ("y_labeled", lambda: cv_laplacian_svm_path(X, labels, X, sigma=1.0,
+                                                                                  neighbors=3, n_folds=2))}
+    if labels.dtype.kind not in "f" or np.isnan(labels.astype(float)).any():     # real targets are regression
+        calls["rlsc_path"] = ("y", lambda: rlsc_path(K, labels))
+    for func, (name, call) in calls.items():
+        with pytest.raises((ValueError, TypeError), match=rf"The '{name}' parameter of {func} {match}"):
+            call()

@@ -7,6 +7,7 @@ Inner calls skip validation; only public functions call these helpers.
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -282,6 +283,75 @@ def check_labels(y, name, func, *, n_rows=None, rows_name=None):
         raise ValueError(f"The {name!r} parameter of {func} must contain only finite values (no NaN or inf). "
                          f"Got {int(np.sum(~np.isfinite(y)))} non-finite labels instead.")
     return y
+
+
+def _sorted_classes(y, name, func):
+    """``np.unique(y)`` of checked labels; missing labels (None, NaN in an object array) and a mix
+    of kinds (numbers with strings) are refused naming the argument, where NumPy would only fail
+    to sort them."""
+    missing = missing_labels(y)
+    if missing.any():
+        raise ValueError(f"The {name!r} parameter of {func} must contain only finite values (no NaN or inf). "
+                         f"Got {int(missing.sum())} missing labels (None or NaN) instead.")
+    try:
+        return np.unique(y)
+    except TypeError as exc:          # object arrays mixing kinds: 1 < "a" is undefined
+        kinds = sorted({type(v).__name__ for v in y.tolist()})
+        raise TypeError(f"The {name!r} parameter of {func} must hold labels of one kind (numbers or strings), "
+                        f"which sort. Got a mix of {', '.join(kinds)} instead.") from exc
+
+
+def encode_binary_labels(y, name, func, *, n_rows=None, rows_name=None):
+    """The two classes of ``y`` and ``y`` coded -1 / +1: ``(classes, y_pm1)``; the toolkit's one coding.
+
+    Every two-class solver (``rlsc``, ``s2rlsc``, ``tsvm``, the paths of :mod:`toolkit.paths`)
+    calls this at its public boundary, so that all of them accept labels the same way: any two
+    values (numbers, strings, booleans), ``classes = np.unique(y)`` sorted, and ``classes[1]``,
+    the larger label, is the positive class (``+1``; ``f(x) > 0``). A ``y`` coded -1 / +1 is
+    unchanged by the coding. Exactly two classes are required; NaN, inf, missing and complex
+    labels are refused (:func:`check_labels`), each error naming ``name`` and ``func``.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+    name, func : str
+        The argument and the public function, for the messages.
+    n_rows : int, default=None
+        The number of rows ``y`` must have (that of the matrix ``rows_name``).
+    rows_name : str, default=None
+
+    Returns
+    -------
+    classes : ndarray of shape (2,)
+        The sorted labels, as given (their dtype kept).
+    y_pm1 : ndarray of shape (n_samples,), float64
+        ``+1.0`` where ``y == classes[1]``, ``-1.0`` elsewhere.
+    """
+    y = check_labels(y, name, func, n_rows=n_rows, rows_name=rows_name)
+    classes = _sorted_classes(y, name, func)
+    if classes.shape[0] != 2:
+        raise ValueError(f"The {name!r} parameter of {func} must contain exactly two classes. "
+                         f"Got {classes.shape[0]} class(es) {classes.tolist()[:5]} instead.")
+    return classes, np.where(y == classes[1], 1.0, -1.0)
+
+
+def encode_labels_as(y, classes, name, func, *, n_rows=None, rows_name=None, source="the training labels"):
+    """``y`` coded -1 / +1 with the two ``classes`` of a fit (``classes[1]`` ↦ +1), as :func:`encode_binary_labels`.
+
+    For held-out labels (``y_val``): they are read in the coding of the training labels. One
+    class alone is fine; a label that is not among ``classes`` is refused, naming ``name`` and
+    ``source``, the labels that gave ``classes``.
+    """
+    y = check_labels(y, name, func, n_rows=n_rows, rows_name=rows_name)
+    _sorted_classes(y, name, func)
+    with warnings.catch_warnings():   # NumPy < 2 warns comparing strings with numbers (never equal)
+        warnings.simplefilter("ignore", (FutureWarning, DeprecationWarning))
+        known = np.isin(y, classes)
+    if not known.all():
+        other = y[~known]
+        raise ValueError(f"The {name!r} parameter of {func} must hold labels among the classes {classes.tolist()} "
+                         f"of {source}. Got {other.size} other label(s) (e.g. {other.tolist()[0]!r}) instead.")
+    return np.where(y == classes[1], 1.0, -1.0)
 
 
 # scikit-learn's marker of unlabelled rows (LabelSpreading, SelfTrainingClassifier): the reading of

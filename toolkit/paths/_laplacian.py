@@ -29,9 +29,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from toolkit.manifold._core import effective_kernel as _lapsvm_dual_kernel
-from toolkit.paths._svm import SvmPath, _svm_path
+from toolkit.paths._svm import SvmPath, _labels_of, _svm_path
 from toolkit._validation import (check_features, check_kernel_matrix, check_laplacian_matrix, check_matrix,
-                                 check_option, check_scalar)
+                                 check_option, check_scalar, encode_binary_labels)
 
 __all__ = ["LaplacianSvmPath", "laplacian_svm_path", "effective_kernel", "low_rank_effective_kernel"]
 
@@ -92,7 +92,11 @@ class LaplacianSvmPath:
     Attributes
     ----------
     svm : SvmPath
-        The path of the l-dimensional dual on the effective kernel (breakpoints, α, events).
+        The path of the l-dimensional dual on the effective kernel (breakpoints, α, events, and
+        ``svm.y``, the labels coded -1 / +1).
+    classes : ndarray of shape (2,) (property)
+        The two labels given, sorted; ``classes[1]`` is the positive class (``f(x) > 0``) and
+        :meth:`predict` returns these labels.
     X_train : ndarray of shape (n_samples, n_features)
         Labelled points first, then unlabelled ones.
     B : ndarray of shape (n_samples, n_labeled)
@@ -138,6 +142,11 @@ class LaplacianSvmPath:
     @property
     def n_labeled(self):
         return self.B.shape[1]
+
+    @property
+    def classes(self):
+        """The two labels given, sorted; ``classes[1]`` is the positive class."""
+        return self.svm.classes
 
     @property
     def gamma_A(self):
@@ -207,12 +216,15 @@ class LaplacianSvmPath:
         return Kx @ self.B
 
     def decision_function(self, X_new, s):
-        """``f(x)`` at raw points ``X_new`` (n_new, n_features) and λ = ``s``; shapes as :meth:`SvmPath.decision_function`."""
+        """``f(x)`` at raw points ``X_new`` (n_new, n_features) and λ = ``s``; shapes as :meth:`SvmPath.decision_function`.
+
+        Signed: positive for ``classes[1]``.
+        """
         return self.svm._decision(self.cross_kernel(X_new), s)
 
     def predict(self, X_new, s):
-        """Labels in {-1, +1} at λ = ``s``."""
-        return np.where(self.decision_function(X_new, s) >= 0, 1.0, -1.0)
+        """Class labels at λ = ``s``: ``classes[1]`` where ``f(x) >= 0``, else ``classes[0]`` (the labels given)."""
+        return _labels_of(self.classes, self.decision_function(X_new, s))
 
     def plot(self, kind="coef", *, ax=None, max_lines=None):
         """Plot α or the labelled margins against log λ (see :meth:`SvmPath.plot`)."""
@@ -261,7 +273,10 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
         Labelled points; with ``kernel="precomputed"`` their rows ``(n_labeled, n)`` of the training
         kernel matrix (columns: labelled points first), as in :func:`toolkit.lapsvm`.
     y_labeled : array-like of shape (n_labeled,)
-        Labels in {-1, +1}, both classes present.
+        Labels: any two values (numbers, strings); ``classes[1]`` of the sorted pair is the
+        positive class. They are coded -1 / +1 (``+1`` for ``classes[1]``) as by every two-class
+        solver of the toolkit, so 0 / 1 or ``"neg"`` / ``"pos"`` give the path of -1 / +1. Both
+        classes must be present.
     X_unlabeled : array-like of shape (n_unlabeled, n_features)
         May have zero rows (the supervised SVM path); kernel rows ``(n_unlabeled, n)`` with
         ``kernel="precomputed"``.
@@ -310,7 +325,8 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
     Returns
     -------
     path : LaplacianSvmPath
-        ``decision_function(X_new, s)`` takes raw points. With ``n_basis``, ``X_train`` holds the
+        ``decision_function(X_new, s)`` takes raw points (signed: positive for ``classes[1]``);
+        ``predict(X_new, s)`` returns the labels given, ``classes`` the two of them. With ``n_basis``, ``X_train`` holds the
         basis points and ``B`` maps to the expansion over them.
 
     Notes
@@ -339,11 +355,8 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
         check_features(func, "X_labeled", X_labeled, "X_unlabeled", X_unlabeled)
     else:
         X_unlabeled = np.zeros((0, X_labeled.shape[1]))
-    y = check_matrix(y_labeled, "y_labeled", func, accept_sparse=False, ndim=1)
-    if y.shape[0] != X_labeled.shape[0]:
-        raise ValueError(f"{func}: 'X_labeled' has {X_labeled.shape[0]} rows but 'y_labeled' has {y.shape[0]}; they must match.")
-    if not np.all(np.isin(y, (-1.0, 1.0))) or (y > 0).all() or (y < 0).all():
-        raise ValueError(f"The 'y_labeled' parameter of {func} must contain -1 and +1 (both). Got {np.unique(y)} instead.")
+    classes, y = encode_binary_labels(y_labeled, "y_labeled", func, n_rows=X_labeled.shape[0],
+                                      rows_name="X_labeled")           # any two labels, classes[1] ↦ +1
     gamma_ratio = check_scalar(gamma_ratio, "gamma_ratio", func, low=0.0)
     lambda_min = check_scalar(lambda_min, "lambda_min", func, low=0.0, low_closed=False, allow_none=True)
     ridge = check_scalar(ridge, "ridge", func, low=0.0)
@@ -407,6 +420,8 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
         return {"beta": beta, "beta0": alpha0 / lam, "decision_function": decision_function}
 
     svm = _svm_path(G, y, lambda_min, max_iter, ridge, 250, callback=callback, func=func, extend=extend)
+    classes.setflags(write=False)
+    svm = dataclasses.replace(svm, classes=classes)
     for arr in (X, B, G):
         arr.setflags(write=False)
     return LaplacianSvmPath(svm=svm, X_train=X, B=B, effective_kernel=G, gamma_ratio=gamma_ratio,

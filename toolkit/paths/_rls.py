@@ -20,8 +20,9 @@ import numpy as np
 
 from toolkit._cv import one_standard_error
 from toolkit.rls._spectral import coefficients, weighted_eigh
-from toolkit._validation import check_matrix, check_scalar
+from toolkit._validation import check_matrix, check_option, check_scalar, encode_binary_labels
 from toolkit.kernels import cross_kernel, training_kernel
+from toolkit.paths._svm import _PM1, _is_pm1, _labels_of
 
 __all__ = ["RlscPath", "rlsc_path"]
 
@@ -37,7 +38,8 @@ class RlscPath:
     loo_predictions : ndarray of shape (n_lambdas, n_samples)
         ``f⁽⁻ⁱ⁾(x_i)``: the prediction at each point of the fit without it.
     loo_error : ndarray of shape (n_lambdas,)
-        Misclassification error in percent of ``sign f⁽⁻ⁱ⁾(x_i)`` (labels ±1; NaN otherwise).
+        Misclassification error in percent of ``sign f⁽⁻ⁱ⁾(x_i)`` (classification; NaN for
+        regression).
     loo_mse : ndarray of shape (n_lambdas,)
         Mean squared LOO residual.
     gcv : ndarray of shape (n_lambdas,)
@@ -45,11 +47,16 @@ class RlscPath:
     df : ndarray of shape (n_lambdas,)
         Effective degrees of freedom ``tr H = Σ s/(s + λ)``.
     lambda_min, lambda_1se, lambda_gcv : float
-        Largest λ minimising the LOO error (LOO MSE for non-±1 targets); largest λ whose LOO
+        Largest λ minimising the LOO error (LOO MSE for regression); largest λ whose LOO
         error is within one binomial standard error of the minimum; minimiser of GCV.
     eigenvalues, eigenvectors : ndarrays
         ``D K D = V diag(s) Vᵀ``, kept so that any λ costs ``O(n²)``.
     sqrt_weights, y : ndarrays of shape (n_samples,)
+        ``y`` holds the targets fitted: the labels coded -1 / +1 (+1 for ``classes[1]``) for
+        classification, the targets as given for regression.
+    classes : ndarray of shape (2,) or None
+        Classification: the two labels given, sorted; ``classes[1]`` is the positive class
+        (``f(x) > 0``) and :meth:`predict` returns these labels. ``None`` for regression.
     """
 
     lambdas: np.ndarray
@@ -68,6 +75,7 @@ class RlscPath:
     kernel: Any = "precomputed"
     kernel_params: dict = dataclasses.field(default_factory=dict)
     X_train: Any = dataclasses.field(default=None, repr=False)
+    classes: np.ndarray | None = None
 
     def _check_s(self, s):
         arr = np.atleast_1d(np.asarray(s, dtype=float))
@@ -97,21 +105,29 @@ class RlscPath:
         return K_cross @ self.coef(s).T
 
     def predict(self, X, s):
-        """Labels ``sign f`` in {-1, +1} at λ = ``s``."""
-        return np.where(self.decision_function(X, s) >= 0, 1.0, -1.0)
+        """Class labels at λ = ``s``: ``classes[1]`` where ``f(x) >= 0``, else ``classes[0]``.
+
+        For a regression path (``classes`` None) ``sign f`` in {-1.0, 1.0}.
+        """
+        return _labels_of(_PM1 if self.classes is None else self.classes, self.decision_function(X, s))
 
     def summary(self) -> str:
         """A text report of the grid and the three selected λ."""
         i_min = int(np.flatnonzero(self.lambdas == self.lambda_min)[0])
         lines = [
             "Regularised least-squares path (one eigendecomposition; closed-form LOO and GCV)",
-            f"  training points  : {self.y.shape[0]}",
+            f"  training points  : {self.y.shape[0]}" + (" (regression)" if self.classes is None else
+                                                         f" ({int((self.y > 0).sum())} positive, "
+                                                         f"{int((self.y < 0).sum())} negative)"),
             f"  λ grid           : {self.lambdas.size} values from {self.lambdas[0]:.4g} to {self.lambdas[-1]:.4g}",
             f"  lambda_min (LOO) : {self.lambda_min:.4g}  (LOO error {self.loo_error[i_min]:.2f} %, "
             f"df {self.df[i_min]:.1f})",
             f"  lambda_1se       : {self.lambda_1se:.4g}",
             f"  lambda_gcv       : {self.lambda_gcv:.4g}",
         ]
+        if self.classes is not None and not _is_pm1(self.classes):
+            labels = self.classes.tolist()
+            lines.insert(2, f"  classes          : {labels} (positive: {labels[1]!r})")
         return "\n".join(lines)
 
     def __repr__(self):
@@ -143,7 +159,7 @@ class RlscPath:
 
 
 def rlsc_path(X, y, *, kernel="precomputed", sigma=None, kernel_degree=2, coef0=1.0, weights=None, lambdas=None,
-              n_lambdas=100, lambda_min_ratio=1e-6):
+              n_lambdas=100, lambda_min_ratio=1e-6, task="auto"):
     r"""RLS / RLSC solutions for a whole λ grid from one eigendecomposition, with LOO and GCV.
 
     .. math::
@@ -161,7 +177,10 @@ def rlsc_path(X, y, *, kernel="precomputed", sigma=None, kernel_degree=2, coef0=
         ``toolkit._validation.check_kernel_matrix``, the rule every precomputed kernel follows);
         otherwise the points.
     y : array-like of shape (n_samples,)
-        Targets; labels in {-1, +1} for classification (then ``loo_error`` is defined).
+        Class labels or real targets, as ``task`` reads them. Labels: any two values (numbers,
+        strings); ``classes[1]`` of the sorted pair is the positive class. They are coded -1 / +1
+        (``+1`` for ``classes[1]``) as by :func:`toolkit.rlsc` and every two-class solver, so
+        0 / 1 or ``"neg"`` / ``"pos"`` give the path of -1 / +1, and ``loo_error`` is defined.
     kernel : {"precomputed", "linear", "rbf", "polynomial"} or callable, default="precomputed"
         As in :func:`toolkit.svm_path`: ``decision_function`` then takes points as ``X`` was given.
     sigma, kernel_degree, coef0 : float, int, float, default=None, 2, 1.0
@@ -176,6 +195,14 @@ def rlsc_path(X, y, *, kernel="precomputed", sigma=None, kernel_degree=2, coef0=
         component is shrunk by half) down to ``λ_max · lambda_min_ratio``.
     n_lambdas : int, default=100
     lambda_min_ratio : float, default=1e-6
+    task : {"auto", "classification", "regression"}, default="auto"
+        ``"classification"``: ``y`` must hold exactly two labels, fitted as -1 / +1 (``loo_error``
+        and ``lambda_min`` by misclassification, ``classes`` recorded, ``predict`` returns the
+        labels). ``"regression"``: ``y`` real targets fitted as given (``lambda_min`` by LOO
+        MSE, ``loo_error`` NaN, ``classes`` None). ``"auto"``: classification when ``y`` holds
+        exactly two distinct values (or is not numeric), regression otherwise -- so real-valued
+        targets are fitted as before, and two-valued numeric targets meant as regression (0 / 1
+        fitted as 0 / 1) need ``task="regression"``.
 
     Returns
     -------
@@ -202,7 +229,8 @@ def rlsc_path(X, y, *, kernel="precomputed", sigma=None, kernel_degree=2, coef0=
     """
     func = "rlsc_path"
     K = training_kernel(X, func, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0)
-    y = check_matrix(y, "y", func, accept_sparse=False, ndim=1).copy()
+    check_option(task, "task", func, ("auto", "classification", "regression"))
+    y, classes = _targets(y, task, func)
     n = y.shape[0]
     if K.shape[0] != n:
         raise ValueError(f"{func}: 'X' (the kernel matrix K) has {K.shape[0]} rows but 'y' has {n}; they must match.")
@@ -238,8 +266,7 @@ def rlsc_path(X, y, *, kernel="precomputed", sigma=None, kernel_degree=2, coef0=
     loo_residual = residual / (1.0 - hat_diag)
     loo_pred = (y[:, None] - loo_residual).T                          # (n_lambdas, n)
     loo_mse = np.mean(loo_residual ** 2, axis=0)
-    classification = bool(np.all(np.isin(y, (-1.0, 1.0))))
-    if classification:
+    if classes is not None:                                           # classification, y coded -1 / +1
         rate = np.mean(np.where(loo_pred >= 0, 1.0, -1.0) != y[None, :], axis=1)
         loo_error = 100.0 * rate                                      # percent, as every error of the toolkit
         crit, se = loo_error, 100.0 * np.sqrt(rate * (1 - rate) / n)
@@ -253,10 +280,28 @@ def rlsc_path(X, y, *, kernel="precomputed", sigma=None, kernel_degree=2, coef0=
     # 4. selection (largest λ among ties: the most regularised model)
     i_min, i_1se = one_standard_error(crit, se, strength=lambdas)
     i_gcv = int(np.nanargmin(np.where(np.isfinite(gcv), gcv, np.inf)))
-    for arr in (lambdas, loo_pred, loo_error, loo_mse, gcv, df, s, V, d, y):
+    for arr in (lambdas, loo_pred, loo_error, loo_mse, gcv, df, s, V, d, y) + (() if classes is None else (classes,)):
         arr.setflags(write=False)
     return RlscPath(lambdas=lambdas, loo_predictions=loo_pred, loo_error=loo_error, loo_mse=loo_mse, gcv=gcv,
                     df=df, lambda_min=float(lambdas[i_min]), lambda_1se=float(lambdas[i_1se]),
                     lambda_gcv=float(lambdas[i_gcv]), eigenvalues=s, eigenvectors=V, sqrt_weights=d, y=y,
                     kernel=kernel, kernel_params=dict(sigma=sigma, kernel_degree=kernel_degree, coef0=coef0),
-                    X_train=None if kernel == "precomputed" else check_matrix(X, "X", func))
+                    X_train=None if kernel == "precomputed" else check_matrix(X, "X", func), classes=classes)
+
+
+def _targets(y, task, func):
+    """``(y fitted, classes)``: labels coded -1 / +1 with their two classes, or real targets and None.
+
+    Numeric ``y`` is checked as a real vector first (complex, NaN and inf refused naming ``y``);
+    ``task="auto"`` reads exactly two distinct values, or labels that are not numbers, as classes.
+    """
+    try:
+        raw = np.asarray(y)
+    except (TypeError, ValueError):       # ragged sequences: check_matrix names the argument
+        raw = None
+    if raw is None or raw.dtype.kind in "biufc" or task == "regression":
+        targets = check_matrix(y, "y", func, accept_sparse=False, ndim=1)
+        if task == "regression" or (task == "auto" and np.unique(targets).size != 2):
+            return targets.copy(), None
+    classes, coded = encode_binary_labels(y, "y", func)
+    return coded, classes

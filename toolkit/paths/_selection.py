@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
 from toolkit._cv import one_standard_error, stratified_folds
-from toolkit._validation import check_consistent_rows, check_matrix, check_rng, check_scalar
+from toolkit._validation import check_matrix, check_rng, check_scalar, encode_binary_labels, encode_labels_as
 
 __all__ = ["PathSelection", "validation_curve", "cv_svm_path", "cv_laplacian_svm_path", "select_lambda"]
 
@@ -130,7 +130,9 @@ def validation_curve(path, X_val, y_val, *, lambdas=None, n_lambdas=None):
         What ``path.decision_function`` takes: the cross kernel (n_val, n_train) for
         :class:`SvmPath` and :class:`RlscPath`, raw points for :class:`LaplacianSvmPath`.
     y_val : array-like of shape (n_val,)
-        Labels in {-1, +1}.
+        Labels in the coding of the path's training labels: among ``path.classes`` (any two
+        values; ``classes[1]`` is the positive class), -1 / +1 for a path without classes (a
+        regression :class:`RlscPath`). A label not among them is refused.
     lambdas : array-like, default=None
         The grid; ``None``: the breakpoints and their geometric midpoints (SVM paths) or the
         path's grid (RLS).
@@ -147,11 +149,12 @@ def validation_curve(path, X_val, y_val, *, lambdas=None, n_lambdas=None):
         raise TypeError(f"The 'path' parameter of {func} must be a path with decision_function(X, lambdas) "
                         f"(SvmPath, LaplacianSvmPath, RlscPath). Got {type(path).__name__} instead.")
     X_val = check_matrix(X_val, "X_val", func)
-    y_val = check_matrix(y_val, "y_val", func, accept_sparse=False, ndim=1)
-    if not np.all(np.isin(y_val, (-1.0, 1.0))):
-        raise ValueError(f"The 'y_val' parameter of {func} must contain only -1 and +1. "
-                         f"Got values {np.unique(y_val)[:5].tolist()} instead.")
-    check_consistent_rows(func, X_val=X_val, y_val=y_val)
+    classes = getattr(path, "classes", None)
+    source = "the path's training labels"
+    if classes is None:                  # a regression RlscPath: sign f read as -1 / +1
+        classes, source = np.array([-1.0, 1.0]), "a path without classes (regression)"
+    y_val = encode_labels_as(y_val, classes, "y_val", func, n_rows=X_val.shape[0], rows_name="X_val",
+                             source=source)
     n_lambdas = check_scalar(n_lambdas, "n_lambdas", func, kind=numbers.Integral, low=1, allow_none=True)
     if lambdas is None:
         lambdas = _default_grid(path, n_lambdas)
@@ -222,7 +225,8 @@ def cv_svm_path(X, y, *, kernel="precomputed", sigma=None, kernel_degree=2, coef
         The kernel matrix (``kernel="precomputed"``, the default) or the points, as in
         :func:`svm_path`.
     y : array-like of shape (n_samples,)
-        Labels in {-1, +1}.
+        Labels: any two values (numbers, strings); ``classes[1]`` is the positive class, as in
+        :func:`svm_path`.
     kernel, sigma, kernel_degree, coef0 :
         As in :func:`svm_path`; the kernel matrix is computed once for all folds.
     n_folds : int, default=5
@@ -248,9 +252,10 @@ def cv_svm_path(X, y, *, kernel="precomputed", sigma=None, kernel_degree=2, coef
     from toolkit.paths._svm import svm_path
     func = "cv_svm_path"
     gen, seed = check_rng(rng)
+    _, y_pm1 = encode_binary_labels(y, "y", func)     # named here; svm_path codes them alike, classes[1] ↦ +1
     full = svm_path(X, y, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0)
     K = training_kernel(X, func, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0, symmetrize=True)
-    y = np.asarray(y, dtype=float)
+    y = y_pm1                           # the folds and the fold paths use the coding
     n_folds = _check_cv(y, n_folds, func)
     n_lambdas = check_scalar(n_lambdas, "n_lambdas", func, kind=numbers.Integral, low=1)
     grid = _grid_from(full, lambdas, n_lambdas, func)
@@ -306,12 +311,12 @@ laplacian_matrix, gamma_ratio :
     from toolkit.paths._laplacian import laplacian_svm_path
     func = "cv_laplacian_svm_path"
     gen, seed = check_rng(rng)
+    _, y = encode_binary_labels(y_labeled, "y_labeled", func)   # named here; the folds use the coding
     common = dict(kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0, gamma_ratio=gamma_ratio)
     full = laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, neighbors=neighbors, weight=weight,
                               graph_sigma=graph_sigma, normalized=normalized, degree=degree,
                               metric=metric, laplacian_matrix=laplacian_matrix, **common)
     X_all = full.X_train            # validated points (or kernel rows), labelled first
-    y = np.asarray(y_labeled, dtype=float)
     l = y.size
     n_folds = _check_cv(y, n_folds, func)
     n_lambdas = check_scalar(n_lambdas, "n_lambdas", func, kind=numbers.Integral, low=1)

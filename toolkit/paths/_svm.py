@@ -23,7 +23,7 @@ import numpy as np
 
 from toolkit._contract import (CONVERGED, MAX_ITER, REQUESTED_END, RESOLUTION_LIMIT, IntermediateResult,
                                is_converged, run_callback, status_message, warn_not_converged)
-from toolkit._validation import check_kernel_matrix, check_matrix, check_scalar
+from toolkit._validation import check_kernel_matrix, check_labels, check_matrix, check_scalar, encode_binary_labels
 from toolkit.kernels import cross_kernel, training_kernel
 
 __all__ = ["SvmPath", "svm_path"]
@@ -46,6 +46,7 @@ _ENDS = {
 _FLOOR = 1e-12            # the path is not followed below λ⁰ · _FLOOR
 _TIE_RTOL = 1e-9          # events closer than this (relative to λ) are processed together
 _FREE_ATOL = 1e-12        # α strictly inside (0, 1) by more than this counts as free
+_PM1 = np.array([-1.0, 1.0])   # the classes of a path computed on labels already coded -1 / +1
 
 
 # ============================================================================ result
@@ -65,7 +66,10 @@ class SvmPath:
     elbow_sizes : ndarray of shape (n_breakpoints,)
         ``|E|`` on the segment just below each breakpoint.
     y : ndarray of shape (n_samples,)
-        The labels in {-1, +1}.
+        The labels coded -1 / +1, +1 for ``classes[1]`` (the coding the dual variables use).
+    classes : ndarray of shape (2,)
+        The two labels given, sorted; ``classes[1]`` is the positive class (``f(x) > 0``) and
+        :meth:`predict` returns these labels.
     status, message, converged, n_iter :
         Why the path stopped, from the toolkit's one status table (:data:`toolkit.SOLVER_STATUS`):
         0 the path is complete (L emptied, no further event, or a single segment), 1 an
@@ -117,6 +121,7 @@ class SvmPath:
     kernel: Any = "precomputed"
     kernel_params: dict = dataclasses.field(default_factory=dict)
     X_train: Any = dataclasses.field(default=None, repr=False)
+    classes: np.ndarray = dataclasses.field(default_factory=lambda: _PM1.copy())
 
     # ------------------------------------------------------------------ evaluation
     @property
@@ -236,9 +241,12 @@ class SvmPath:
         return self.y[None, :] * h / self.breakpoints[:, None]
 
     def predict(self, X, s):
-        """Labels ``sign f(x)`` in {-1, +1} (0 maps to +1) at λ = ``s``; ``X`` and shapes as :meth:`decision_function`."""
-        f = self.decision_function(X, s)
-        return np.where(f >= 0, 1.0, -1.0)
+        """Class labels at λ = ``s``: ``classes[1]`` where ``f(x) >= 0``, else ``classes[0]``.
+
+        ``X`` and the shapes are those of :meth:`decision_function`; the labels are those given to
+        :func:`svm_path` (``-1.0`` / ``1.0`` for labels coded so).
+        """
+        return _labels_of(self.classes, self.decision_function(X, s))
 
     # ------------------------------------------------------------------ reporting
     def summary(self) -> str:
@@ -257,6 +265,9 @@ class SvmPath:
             f"  max KKT violation     : {float(np.max(h['kkt_violation'])):.2e}",
             f"  status                : {self.status} ({self.message})",
         ]
+        if not _is_pm1(self.classes):
+            labels = self.classes.tolist()
+            lines.insert(2, f"  classes               : {labels} (positive: {labels[1]!r})")
         lines += [f"  fallback              : {text}" for text in self.fallbacks]
         return "\n".join(lines)
 
@@ -302,6 +313,16 @@ class SvmPath:
         ax.set_ylabel("α_i" if kind == "coef" else "y_i f(x_i)")
         ax.set_title(f"SVM path: {self.breakpoints.size} breakpoints")
         return ax
+
+
+def _is_pm1(classes):
+    """Whether the two classes are the labels -1 and +1 themselves (the coding changes nothing)."""
+    return np.asarray(classes).dtype.kind in "biuf" and np.array_equal(classes, _PM1)
+
+
+def _labels_of(classes, f):
+    """``classes[1]`` where ``f >= 0`` (0 maps to the positive class), else ``classes[0]``; any shape of ``f``."""
+    return np.asarray(classes)[(np.asarray(f) >= 0).astype(np.intp)]
 
 
 def _midpoint_alpha0(lam, bounds):
@@ -363,7 +384,10 @@ def svm_path(X, y, *, kernel="precomputed", sigma=None, kernel_degree=2, coef0=1
         symmetric positive semi-definite kernel matrix ``K`` of the training points; otherwise the
         points themselves.
     y : array-like of shape (n_samples,)
-        Labels in {-1, +1}; both classes must be present.
+        Labels: any two values (numbers, strings); ``classes[1]`` of the sorted pair is the
+        positive class. They are coded -1 / +1 (``+1`` for ``classes[1]``, as every two-class
+        solver of the toolkit does: :func:`toolkit._validation.encode_binary_labels`), so 0 / 1
+        or ``"neg"`` / ``"pos"`` give the path of -1 / +1. Both classes must be present.
     kernel : {"precomputed", "linear", "rbf", "polynomial"} or callable, default="precomputed"
         See :func:`toolkit.kernels.kernel_matrix`; the path keeps the points and the kernel, so
         ``decision_function`` takes points as ``X`` was given (kernel rows when precomputed).
@@ -401,8 +425,9 @@ def svm_path(X, y, *, kernel="precomputed", sigma=None, kernel_degree=2, coef0=1
     Returns
     -------
     path : SvmPath
-        Breakpoints (decreasing λ), α and α₀ there, ``coef(s)``, ``decision_function(K_cross, s)``,
-        ``plot()``, ``summary()``; ``converged``, ``status``, ``message`` (the toolkit's one status
+        Breakpoints (decreasing λ), α and α₀ there, ``coef(s)``, ``decision_function(K_cross, s)``
+        (signed: positive for ``classes[1]``), ``predict(K_cross, s)`` (the labels given),
+        ``classes``, ``plot()``, ``summary()``; ``converged``, ``status``, ``message`` (the toolkit's one status
         table, :data:`toolkit.SOLVER_STATUS`), ``n_iter``, ``history``, ``stop``, ``fallbacks``.
 
     Notes
@@ -460,14 +485,11 @@ def svm_path(X, y, *, kernel="precomputed", sigma=None, kernel_degree=2, coef0=1
     func = "svm_path"
     # symmetric PSD; (K + Kᵀ)/2 within round-off
     K = training_kernel(X, func, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0, symmetrize=True)
-    y = check_matrix(y, "y", func, accept_sparse=False, ndim=1)
+    y = check_labels(y, "y", func)
     if y.shape[0] != K.shape[0]:
         raise ValueError(f"{func}: 'X' (the kernel matrix K) has {K.shape[0]} rows but 'y' has {y.shape[0]}; "
                          "they must match.")
-    if not np.all(np.isin(y, (-1.0, 1.0))):
-        raise ValueError(f"The 'y' parameter of {func} must contain only -1 and +1. Got values {np.unique(y)[:5]} instead.")
-    if (y > 0).all() or (y < 0).all():
-        raise ValueError(f"The 'y' parameter of {func} must contain both classes. Got only {y[0]:+.0f}.")
+    classes, y = encode_binary_labels(y, "y", func)       # any two labels, classes[1] ↦ +1
     lambda_min = check_scalar(lambda_min, "lambda_min", func, low=0.0, low_closed=False, allow_none=True)
     l = y.shape[0]
     max_iter = 50 * l + 100 if max_iter is None else check_scalar(max_iter, "max_iter", func,
@@ -477,9 +499,10 @@ def svm_path(X, y, *, kernel="precomputed", sigma=None, kernel_degree=2, coef0=1
     if callback is not None and not callable(callback):
         raise TypeError(f"The 'callback' parameter of {func} must be callable or None. Got {callback!r} instead.")
     path = _svm_path(K, y, lambda_min, max_iter, ridge, refresh, callback=callback)
+    classes.setflags(write=False)
     if kernel == "precomputed":
-        return path
-    return dataclasses.replace(path, kernel=kernel, X_train=check_matrix(X, "X", func),
+        return dataclasses.replace(path, classes=classes)
+    return dataclasses.replace(path, kernel=kernel, X_train=check_matrix(X, "X", func), classes=classes,
                                kernel_params=dict(sigma=sigma, kernel_degree=kernel_degree, coef0=coef0))
 
 

@@ -29,8 +29,8 @@ from toolkit.rls._results import (KernelExpansion, MMCResult, RestartRecord, RLS
                                      S2RLSCResult)
 from toolkit.rls._search import evolutionary_search, local_search
 from toolkit.rls._spectral import coefficients, weighted_eigh
-from toolkit._validation import (check_consistent_rows, check_features, check_kernel_matrix, check_labels,
-                                 check_matrix, check_option, check_rng, check_scalar)
+from toolkit._validation import (check_consistent_rows, check_features, check_kernel_matrix,
+                                 check_matrix, check_option, check_rng, check_scalar, encode_binary_labels)
 from toolkit.kernels import KERNELS, kernel_matrix
 
 __all__ = ["rlsc", "s2rlsc", "mmc", "RLSCResult", "S2RLSCResult", "MMCResult", "RestartRecord",
@@ -57,15 +57,6 @@ def _check_kernel(kernel, sigma, kernel_degree, coef0, func):
     kernel_degree = check_scalar(kernel_degree, "kernel_degree", func, kind=numbers.Integral, low=1)
     coef0 = check_scalar(coef0, "coef0", func, low=0.0)
     return sigma, kernel_degree, coef0
-
-
-def _encode_labels(y, n_rows, func):
-    y = check_labels(y, "y_labeled", func, n_rows=n_rows, rows_name="X_labeled")
-    classes = np.unique(y)
-    if classes.shape[0] != 2:
-        raise ValueError(f"The 'y_labeled' parameter of {func} must contain exactly two classes. "
-                         f"Got {classes.shape[0]} class(es) {classes.tolist()} instead.")
-    return classes, np.where(y == classes[1], 1.0, -1.0)
 
 
 def _valid_counts(n_free, balance, eps):
@@ -479,7 +470,7 @@ def rlsc(X_labeled, y_labeled, *, kernel="linear", sigma=None, kernel_degree=2, 
     if not isinstance(offset, (bool, np.bool_)):
         raise TypeError(f"The 'offset' parameter of {func} must be a bool. Got {offset!r} instead.")
     X_l = check_matrix(X_labeled, "X_labeled", func, accept_sparse=kernel != "precomputed")
-    classes, y = _encode_labels(y_labeled, X_l.shape[0], func)
+    classes, y = encode_binary_labels(y_labeled, "y_labeled", func, n_rows=X_l.shape[0], rows_name="X_labeled")
     l = y.shape[0]
     if kernel == "precomputed":
         if X_l.shape != (l, l):
@@ -656,7 +647,7 @@ def _s2rlsc(engine, X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma
     precomputed = kernel == "precomputed"
     X_l = check_matrix(X_labeled, "X_labeled", func, accept_sparse=not precomputed)
     X_u = check_matrix(X_unlabeled, "X_unlabeled", func, accept_sparse=not precomputed)
-    classes, y_l = _encode_labels(y_labeled, X_l.shape[0], func)
+    classes, y_l = encode_binary_labels(y_labeled, "y_labeled", func, n_rows=X_l.shape[0], rows_name="X_labeled")
     l, u = X_l.shape[0], X_u.shape[0]
     n = l + u
     if precomputed:

@@ -15,10 +15,10 @@ import numpy as np
 
 from toolkit._contract import (CONVERGED, MAX_ITER, IntermediateResult, is_converged, lazy, run_callback,
                                status_message, warn_not_converged)
-from toolkit._validation import check_features, check_matrix, check_scalar
+from toolkit._validation import check_features, check_matrix, check_scalar, encode_binary_labels
 from toolkit.kernels import stacked_training_kernel
 from toolkit.rls._results import KernelExpansion, _html_table, _text_table
-from toolkit.rls._solvers import _check_kernel, _encode_labels
+from toolkit.rls._solvers import _check_kernel
 
 __all__ = ["tsvm", "TSVMResult"]
 
@@ -223,7 +223,7 @@ def tsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, kern
     precomputed = kernel == "precomputed"
     X_l = check_matrix(X_labeled, "X_labeled", func, accept_sparse=not precomputed)
     X_u = check_matrix(X_unlabeled, "X_unlabeled", func, accept_sparse=not precomputed)
-    classes, y_l = _encode_labels(y_labeled, X_l.shape[0], func)
+    classes, y_l = encode_binary_labels(y_labeled, "y_labeled", func, n_rows=X_l.shape[0], rows_name="X_labeled")
     l, u = X_l.shape[0], X_u.shape[0]
     if u == 0:
         raise ValueError(f"The 'X_unlabeled' parameter of {func} must hold at least one point. Got 0 rows instead.")
