@@ -1,10 +1,9 @@
-"""The README is executable documentation: its quick start is what CI runs, its examples run."""
-import re
+"""The README is executable documentation: its quick start is what CI runs.
+
+Its python blocks run, in order, in ``test_docs_examples.py``.
+"""
 import runpy
 from pathlib import Path
-
-import matplotlib
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
@@ -28,15 +27,3 @@ def test_quick_start_has_two_commands_and_ci_runs_them_with_the_readmes_mirror_s
     assert ci.index('eval "$mirror"') < ci.index('eval "$main_job"') < ci.index('eval "$test_command"')
     assert "TOOLKIT_DATA_MIRROR=" not in ci.replace("export TOOLKIT_DATA_MIRROR=...", "")
 
-
-@pytest.mark.slow
-def test_python_examples_run(monkeypatch, mirror_dir, tmp_path):
-    matplotlib.use("Agg")
-    monkeypatch.setenv("TOOLKIT_DATA_MIRROR", str(mirror_dir))
-    monkeypatch.chdir(tmp_path)
-    namespace = {}
-    blocks = re.findall(r"```python\n(.*?)```", README, re.S)
-    assert len(blocks) >= 6
-    for block in blocks:                      # one namespace, in order, as a reader would run them
-        exec(compile(block, "README.md", "exec"), namespace)
-    assert namespace["ds"].X.shape[0] > 0 and namespace["cv"].lambda_min is not None
