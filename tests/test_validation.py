@@ -372,6 +372,71 @@ def test_complex_input_is_refused_naming_the_argument(name, call, arg):
             call(X_l, y_l, X_u)
 
 
+# ----------------------------------------------------------------------------- class labels
+# Issue 24: every solver reads two-class labels the same way (toolkit._validation.encode_binary_labels):
+# any two values, classes[1] of the sorted pair is +1, so a coding of the classes changes nothing but
+# the labels predict returns. name: (argument, fit(X_l, y_l, X_u), decision(result, X), predict(result, X)).
+_LAP_KW = dict(kernel="rbf", sigma=1.0, neighbors=3)
+TWO_CLASS_SOLVERS = {
+    "rlsc": ("y_labeled", lambda Xl, yl, Xu: toolkit.rlsc(Xl, yl, lam=0.1),
+             lambda r, X: r.decision_function(X), lambda r, X: r.predict(X)),
+    "s2rlsc": ("y_labeled", lambda Xl, yl, Xu: toolkit.s2rlsc(Xl, yl, Xu, lam=0.1, restarts=1, rng=0),
+               lambda r, X: r.decision_function(X), lambda r, X: r.predict(X)),
+    "tsvm": ("y_labeled", lambda Xl, yl, Xu: toolkit.tsvm(Xl, yl, Xu),
+             lambda r, X: r.decision_function(X), lambda r, X: r.predict(X)),
+    "lapsvm": ("y_labeled", lambda Xl, yl, Xu: toolkit.lapsvm(Xl, yl, Xu, **_LAP_KW),
+               lambda r, X: r.decision_function(X), lambda r, X: r.predict(X)),
+    "laprlsc": ("y_labeled", lambda Xl, yl, Xu: toolkit.laprlsc(Xl, yl, Xu, **_LAP_KW),
+                lambda r, X: r.decision_function(X), lambda r, X: r.predict(X)),
+    "svm_path": ("y", lambda Xl, yl, Xu: toolkit.svm_path(Xl, yl, kernel="rbf", sigma=1.0),
+                 lambda r, X: r.decision_function(X, 0.1), lambda r, X: r.predict(X, 0.1)),
+    "rlsc_path": ("y", lambda Xl, yl, Xu: toolkit.rlsc_path(Xl, yl, kernel="rbf", sigma=1.0, n_lambdas=5,
+                                                            task="classification"),     # auto: 3 numbers regress
+                  lambda r, X: r.decision_function(X, 0.1), lambda r, X: r.predict(X, 0.1)),
+    "laplacian_svm_path": ("y_labeled", lambda Xl, yl, Xu: toolkit.laplacian_svm_path(Xl, yl, Xu, sigma=1.0,
+                                                                                      neighbors=3),
+                           lambda r, X: r.decision_function(X, 0.1), lambda r, X: r.predict(X, 0.1)),
+    "cv_svm_path": ("y", lambda Xl, yl, Xu: toolkit.cv_svm_path(Xl, yl, kernel="rbf", sigma=1.0, n_folds=2,
+                                                                n_lambdas=5, rng=0).path,
+                    lambda r, X: r.decision_function(X, 0.1), lambda r, X: r.predict(X, 0.1)),
+    "cv_laplacian_svm_path": ("y_labeled", lambda Xl, yl, Xu: toolkit.cv_laplacian_svm_path(
+                                  Xl, yl, Xu, sigma=1.0, neighbors=3, n_folds=2, n_lambdas=5, rng=0).path,
+                              lambda r, X: r.decision_function(X, 0.1), lambda r, X: r.predict(X, 0.1)),
+}
+MULTI_CLASS = {"lapsvm", "laprlsc"}          # one-vs-all beyond two classes
+
+
+@pytest.mark.parametrize("name", sorted(TWO_CLASS_SOLVERS))
+def test_every_solver_reads_two_labels_as_the_signed_coding(name):
+    _, fit, decision, predict = TWO_CLASS_SOLVERS[name]
+    X_l, y_l, X_u = _points()
+    signed = fit(X_l, y_l, X_u)
+    f = decision(signed, X_u)
+    for negative, positive in ((0, 1), ("ham", "spam"), (-1, 1)):
+        labels = np.where(y_l > 0, positive, negative)
+        result = fit(X_l, labels, X_u)
+        assert np.asarray(result.classes).tolist() == [negative, positive]
+        np.testing.assert_allclose(decision(result, X_u), f, rtol=1e-12, atol=1e-12)    # the same fit
+        assert predict(result, X_u).tolist() == np.where(f >= 0, positive, negative).tolist()
+
+
+@pytest.mark.parametrize("name", sorted(TWO_CLASS_SOLVERS))
+@pytest.mark.parametrize("case", ["one class", "three classes", "NaN", "missing"])
+def test_every_solver_refuses_bad_labels_naming_the_argument(name, case):
+    arg, fit, _, _ = TWO_CLASS_SOLVERS[name]
+    X_l, y_l, X_u = _points()
+    labels, match = {
+        "one class": (np.ones_like(y_l), r"must contain (exactly|at least) two classes"),
+        "three classes": (np.arange(y_l.size) % 3, r"must contain exactly two classes\. Got 3 class\(es\) \[0, 1, 2\]"),
+        "NaN": (np.r_[np.nan, y_l[1:]], r"must contain only finite values \(no NaN or inf\)"),
+        "missing": (np.r_[[None], y_l[1:]].astype(object), r"must contain only finite values \(no NaN or inf\)"),
+    }[case]
+    if case == "three classes" and name in MULTI_CLASS:
+        pytest.skip(f"{name} trains more than two classes one-vs-all")
+    with pytest.raises(ValueError, match=rf"The '{arg}' parameter of {name} {match}"):
+        fit(X_l, labels, X_u)
+
+
 # ============================================================================= hypothesis driver
 # Every public function with small random inputs, valid or with one argument corrupted. The contract:
 # a valid result (finite decisions) or a ValueError / TypeError whose message names the argument;

@@ -285,10 +285,12 @@ def check_labels(y, name, func, *, n_rows=None, rows_name=None):
     return y
 
 
-def _sorted_classes(y, name, func):
-    """``np.unique(y)`` of checked labels; missing labels (None, NaN in an object array) and a mix
-    of kinds (numbers with strings) are refused naming the argument, where NumPy would only fail
-    to sort them."""
+def label_classes(y, name, func):
+    """The sorted classes ``np.unique(y)`` of labels checked by :func:`check_labels`.
+
+    Missing labels (None, NaN in an object array) and a mix of kinds (numbers with strings) are
+    refused naming ``name`` and ``func``, where NumPy would only fail to sort them.
+    """
     missing = missing_labels(y)
     if missing.any():
         raise ValueError(f"The {name!r} parameter of {func} must contain only finite values (no NaN or inf). "
@@ -328,7 +330,7 @@ def encode_binary_labels(y, name, func, *, n_rows=None, rows_name=None):
         ``+1.0`` where ``y == classes[1]``, ``-1.0`` elsewhere.
     """
     y = check_labels(y, name, func, n_rows=n_rows, rows_name=rows_name)
-    classes = _sorted_classes(y, name, func)
+    classes = label_classes(y, name, func)
     if classes.shape[0] != 2:
         raise ValueError(f"The {name!r} parameter of {func} must contain exactly two classes. "
                          f"Got {classes.shape[0]} class(es) {classes.tolist()[:5]} instead.")
@@ -343,7 +345,7 @@ def encode_labels_as(y, classes, name, func, *, n_rows=None, rows_name=None, sou
     ``source``, the labels that gave ``classes``.
     """
     y = check_labels(y, name, func, n_rows=n_rows, rows_name=rows_name)
-    _sorted_classes(y, name, func)
+    label_classes(y, name, func)
     with warnings.catch_warnings():   # NumPy < 2 warns comparing strings with numbers (never equal)
         warnings.simplefilter("ignore", (FutureWarning, DeprecationWarning))
         known = np.isin(y, classes)

@@ -34,7 +34,8 @@ from toolkit._contract import (BREAKDOWN, CALLBACK, CONVERGED, EARLY_STOP, MAX_I
                                DegenerateFitWarning, ReadOnlyDict, is_converged, status_message,
                                warn_not_converged)
 from toolkit._validation import (check_consistent_rows, check_features, check_kernel_matrix, check_labels,
-                                 check_laplacian_matrix, check_matrix, check_option, check_rng, check_scalar)
+                                 check_laplacian_matrix, check_matrix, check_option, check_rng, check_scalar,
+                                 label_classes)
 from toolkit.early_stopping import StopEvent, make_rule, start_monitor, ValidationCheck, MixedCheck
 from toolkit.graphs import (KNN_TREE_MAX_FEATURES, NEIGHBOR_SEARCHES, METRICS, POWER_MAX_DENSITY, WEIGHTS,
                             choose_neighbor_search, graph_laplacian, iterated_laplacian, knn_graph,
@@ -233,7 +234,8 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
         raise ValueError(f"The 'X_unlabeled' parameter of {func} must be a 2-d array.")
     check_features(func, "X_labeled", X_l, "X_unlabeled", X_u)
     y = check_labels(y_labeled, "y_labeled", func, n_rows=X_l.shape[0], rows_name="X_labeled")
-    classes, y_idx = np.unique(y, return_inverse=True)
+    classes = label_classes(y, "y_labeled", func)          # sorted: with two, classes[1] ↦ +1 as every solver
+    y_idx = np.searchsorted(classes, y)
     if len(classes) < 2:
         raise ValueError(f"The 'y_labeled' parameter of {func} must contain at least two classes. "
                          f"Got only {classes.tolist()} instead.")
