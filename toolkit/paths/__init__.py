@@ -11,6 +11,12 @@
 
 Path objects follow glmnet: ``breakpoints`` (or ``lambdas``), ``coef(s)``,
 ``decision_function(X, s)`` / ``predict(X, s)`` at any λ, ``plot()``, ``summary()``.
+
+Labels: any two values; ``classes[1]`` is the positive class. The paths read them as every
+two-class solver does (:func:`toolkit._validation.encode_binary_labels`: sorted, ``classes[1]``
+coded +1), record ``classes``, and ``predict`` returns these labels while ``decision_function``
+stays signed (positive for ``classes[1]``); validation labels (``y_val``) are read in the same
+classes.
 The plain NumPy reference implementations that the tests compare the compiled loops against are
 in ``_reference``.
 """

@@ -481,6 +481,14 @@ def svm_path(X, y, *, kernel="precomputed", sigma=None, kernel_degree=2, coef0=1
     >>> bool(np.all(np.diff(path.breakpoints) < 0))
     True
     >>> f = path.decision_function(K, [1.0, 0.1])   # (40, 2): two values of λ
+
+    Any two labels give the same path; ``predict`` returns them (``classes[1]`` where ``f >= 0``):
+
+    >>> named = svm_path(K, np.where(y > 0, "pos", "neg"))
+    >>> named.classes.tolist(), bool(np.array_equal(named.breakpoints, path.breakpoints))
+    (['neg', 'pos'], True)
+    >>> named.predict(K[:4], 0.1).tolist()
+    ['pos', 'pos', 'neg', 'pos']
     """
     func = "svm_path"
     # symmetric PSD; (K + Kᵀ)/2 within round-off
