@@ -15,12 +15,23 @@ scikit-learn
       ``_estimator_type`` instead (``GridSearchCV.fit`` and ``cross_validate`` call
       ``check_cv(cv, y, classifier=is_classifier(estimator))``), so the estimators' refusal of a
       plain splitter hooks there as well (:class:`toolkit.estimators._base.SemiSupervisedClassifier`).
+
+joblib
+    * :func:`unordered_parallel` -- ``Parallel(return_as="generator_unordered")`` (joblib 1.4),
+      results as they finish; joblib 1.3 knows only ``"generator"``, results in submission order.
+
+matplotlib
+    * :func:`boxplot` -- ``Axes.boxplot(data, tick_labels=...)`` (3.9, which deprecates ``labels``);
+      ``labels=`` before.
 """
 from __future__ import annotations
 
+import functools
+import inspect
+
 from sklearn.base import BaseEstimator
 
-__all__ = ["SKLEARN_TAGS", "validate_data"]
+__all__ = ["SKLEARN_TAGS", "boxplot", "unordered_parallel", "validate_data"]
 
 #: scikit-learn >= 1.6: tags are a dataclass returned by ``__sklearn_tags__`` and read by
 #: ``sklearn.utils.get_tags`` (``is_classifier`` included); before, ``_estimator_type`` / ``_more_tags``.
@@ -34,3 +45,26 @@ except ImportError:                         # scikit-learn 1.4, 1.5: a method of
         """``check_array(X, **check_params)`` and ``estimator``'s ``n_features_in_`` / ``feature_names_in_``:
         set when ``reset``, else checked against the fit's. scikit-learn's ``validate_data`` on X alone."""
         return estimator._validate_data(X, reset=reset, **check_params)
+
+
+def unordered_parallel(n_jobs):
+    """A ``joblib.Parallel`` whose call yields each result as soon as it is done (joblib >= 1.4); with
+    joblib 1.3, in submission order. Callers that need the order number their jobs."""
+    from joblib import Parallel
+
+    try:
+        return Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+    except ValueError:                      # joblib 1.3: 'Expected `return_as` ... "list" or "generator"'
+        return Parallel(n_jobs=n_jobs, return_as="generator")
+
+
+@functools.cache
+def _boxplot_labels_keyword():
+    from matplotlib.axes import Axes
+
+    return "tick_labels" if "tick_labels" in inspect.signature(Axes.boxplot).parameters else "labels"
+
+
+def boxplot(ax, data, tick_labels):
+    """``ax.boxplot(data, tick_labels=tick_labels)``; matplotlib 3.8 names the keyword ``labels``."""
+    return ax.boxplot(data, **{_boxplot_labels_keyword(): tick_labels})

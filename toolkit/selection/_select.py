@@ -596,7 +596,9 @@ def _execute(method, X, y, jobs, width, seed, base, *, n_jobs, progress, warm_st
              validation=None, scheduler=None):
     """Run the jobs (serially, with joblib's local processes, or on a Dask cluster through joblib's
     dask backend), with a tqdm progress bar; return the rows in job order."""
-    from joblib import Parallel, delayed
+    from joblib import delayed
+
+    from toolkit._compat import unordered_parallel
 
     show = (len(jobs) > 1) if progress is None else bool(progress)
     bar = None
@@ -607,7 +609,7 @@ def _execute(method, X, y, jobs, width, seed, base, *, n_jobs, progress, warm_st
     parts: list[list[dict]] = [[] for _ in jobs]
 
     def run_parallel(n_workers):
-        parallel = Parallel(n_jobs=n_workers, return_as="generator_unordered")
+        parallel = unordered_parallel(n_workers)
         for number, part in parallel(delayed(_run_numbered_job)(
                 number, method, X, y, job[5], job[0], job[1], job[2], job[3], job[4], width, seed, base,
                 warm_start, graphs, validation) for number, job in enumerate(jobs)):
