@@ -18,7 +18,8 @@ scikit-learn
 
 joblib
     * :func:`unordered_parallel` -- ``Parallel(return_as="generator_unordered")`` (joblib 1.4),
-      results as they finish; joblib 1.3 knows only ``"generator"``, results in submission order.
+      results as they finish; joblib 1.3 knows only ``"generator"`` (``"list"`` under its Dask
+      backend), results in submission order.
 
 matplotlib
     * :func:`boxplot` -- ``Axes.boxplot(data, tick_labels=...)`` (3.9, which deprecates ``labels``);
@@ -49,13 +50,18 @@ except ImportError:                         # scikit-learn 1.4, 1.5: a method of
 
 def unordered_parallel(n_jobs):
     """A ``joblib.Parallel`` whose call yields each result as soon as it is done (joblib >= 1.4); with
-    joblib 1.3, in submission order. Callers that need the order number their jobs."""
+    joblib 1.3, in submission order, as a generator, or as a list where the active backend cannot
+    return a generator (1.3's Dask backend). Callers that need the order number their jobs."""
     from joblib import Parallel
 
-    try:
-        return Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-    except ValueError:                      # joblib 1.3: 'Expected `return_as` ... "list" or "generator"'
-        return Parallel(n_jobs=n_jobs, return_as="generator")
+    # joblib 1.3 refuses 'generator_unordered' ("Expected `return_as` ... "list" or "generator"") and,
+    # under its Dask backend, 'generator' ("does not support return_as=generator"), in __init__
+    for return_as in ("generator_unordered", "generator"):
+        try:
+            return Parallel(n_jobs=n_jobs, return_as=return_as)
+        except ValueError:
+            pass
+    return Parallel(n_jobs=n_jobs, return_as="list")
 
 
 @functools.cache
