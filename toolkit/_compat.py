@@ -21,18 +21,14 @@ joblib
       results as they finish; joblib 1.3 knows only ``"generator"`` (``"list"`` under its Dask
       backend), results in submission order.
 
-matplotlib
-    * :func:`boxplot` -- ``Axes.boxplot(data, tick_labels=...)`` (3.9, which deprecates ``labels``);
-      ``labels=`` before.
+matplotlib needs no shim: its lower bound, 3.9, is the first release whose pyplot runs in a Jupyter kernel
+beside IPython >= 9.16 (3.8 imports ``IPython.core.pylabtools.backend2gui``, which IPython removed).
 """
 from __future__ import annotations
 
-import functools
-import inspect
-
 from sklearn.base import BaseEstimator
 
-__all__ = ["SKLEARN_TAGS", "boxplot", "unordered_parallel", "validate_data"]
+__all__ = ["SKLEARN_TAGS", "unordered_parallel", "validate_data"]
 
 #: scikit-learn >= 1.6: tags are a dataclass returned by ``__sklearn_tags__`` and read by
 #: ``sklearn.utils.get_tags`` (``is_classifier`` included); before, ``_estimator_type`` / ``_more_tags``.
@@ -62,15 +58,3 @@ def unordered_parallel(n_jobs):
         except ValueError:
             pass
     return Parallel(n_jobs=n_jobs, return_as="list")
-
-
-@functools.cache
-def _boxplot_labels_keyword():
-    from matplotlib.axes import Axes
-
-    return "tick_labels" if "tick_labels" in inspect.signature(Axes.boxplot).parameters else "labels"
-
-
-def boxplot(ax, data, tick_labels):
-    """``ax.boxplot(data, tick_labels=tick_labels)``; matplotlib 3.8 names the keyword ``labels``."""
-    return ax.boxplot(data, **{_boxplot_labels_keyword(): tick_labels})

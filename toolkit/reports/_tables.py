@@ -190,8 +190,6 @@ def error_figure(results, *, scenario, metric="test_error"):
     """Box plots of the per-split errors by task and method."""
     import matplotlib.pyplot as plt
 
-    from toolkit._compat import boxplot
-
     per_split = split_errors(results, metric=metric)
     per_split = per_split[per_split["scenario"] == scenario]
     tasks, methods = _order(per_split["task"]), _order(per_split["method"])
@@ -199,7 +197,7 @@ def error_figure(results, *, scenario, metric="test_error"):
     for ax, task in zip(axes[0], tasks):
         sub = per_split[per_split["task"] == task]
         data = [sub[sub["method"] == m]["value"].to_numpy() for m in methods]
-        boxplot(ax, data, tick_labels=methods)
+        ax.boxplot(data, tick_labels=methods)
         ax.set_title(task, fontsize=9)
         ax.tick_params(axis="x", rotation=45, labelsize=8)
         ax.set_ylabel(f"{metric.replace('_', ' ')} (%)")
