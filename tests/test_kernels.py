@@ -238,3 +238,20 @@ def test_float32_refuses_what_it_cannot_hold_and_names_dtype():
         kernels.kernel_matrix(X, dtype="float16")
     with pytest.raises(ValueError, match=r"'dtype' parameter of rbf_kernel"):
         kernels.rbf_kernel(X, sigma=1.0, dtype=int)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "polynomial", "rbf"])
+@pytest.mark.parametrize("block_size", [0, -3, 2.5])
+def test_block_size_must_be_a_positive_integer_for_every_kernel(kernel, block_size):
+    """A zero, negative or fractional block size is refused by name, whichever kernel is asked for
+    (it used to pass silently for linear and polynomial, and fail inside range() for rbf)."""
+    from toolkit.kernels import kernel_matrix, rbf_kernel
+
+    X = np.arange(12.0).reshape(4, 3)
+    kind = TypeError if isinstance(block_size, float) else ValueError
+    with pytest.raises(kind, match=r"'block_size' parameter of kernel_matrix"):
+        kernel_matrix(X, kernel=kernel, sigma=1.0, block_size=block_size)
+    with pytest.raises(kind, match=r"'block_size' parameter of rbf_kernel"):
+        rbf_kernel(X, sigma=1.0, block_size=block_size)
+    np.testing.assert_allclose(kernel_matrix(X, kernel=kernel, sigma=1.0, block_size=1),
+                               kernel_matrix(X, kernel=kernel, sigma=1.0))

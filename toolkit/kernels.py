@@ -413,7 +413,12 @@ def rbf_kernel(X, Z=None, *, sigma, block_size=None, dtype="float64"):
     array([[1.    , 0.6065],
            [0.6065, 1.    ]])
     """
-    return _rbf(X, Z, sigma, block_size, "rbf_kernel", dtype)
+    return _rbf(X, Z, sigma, _check_block_size(block_size, "rbf_kernel"), "rbf_kernel", dtype)
+
+
+def _check_block_size(block_size, func):
+    """``block_size``: None (chosen from the memory budget) or a positive number of rows, whatever the kernel."""
+    return check_scalar(block_size, "block_size", func, kind=numbers.Integral, low=1, allow_none=True)
 
 
 def _centred_float32(X, Z, same, func, sq_x, sq_z):
@@ -665,6 +670,7 @@ def kernel_matrix(X, Z=None, *, kernel="linear", sigma=None, kernel_degree=2, co
         kernel or a callable whose entries overflow.
     """
     dtype = check_dtype(dtype, "kernel_matrix")
+    block_size = _check_block_size(block_size, "kernel_matrix")
     if callable(kernel):
         X = check_matrix(X, "X", "kernel_matrix")
         Zc = X if Z is None else check_matrix(Z, "Z", "kernel_matrix")
