@@ -355,12 +355,13 @@ def run_experiment(experiment, *, output="reports", quick=False, jobs=1, log=pri
         _atomic_write_csv(folder / "sizes.csv", pd.DataFrame(
             [{"task": task, **value} for task, value in sizes.items()], columns=["task", "n_train", "n_test"]))
         results_path = folder / "results.csv"
+        results = pd.concat(frames, ignore_index=True) if frames else None
         if frames:
-            _atomic_write_csv(results_path, pd.concat(frames, ignore_index=True))
+            _atomic_write_csv(results_path, results)
             # the per-split values of the refits: small, committed, the scorecard's input; their training
             # times apart (timings.csv, not committed), so that a rerun leaves the committed files unchanged
-            _atomic_write_csv(folder / "splits.csv", split_values(exp.name, pd.concat(frames, ignore_index=True)))
-            _atomic_write_csv(folder / "timings.csv", split_timings(exp.name, pd.concat(frames, ignore_index=True)))
+            _atomic_write_csv(folder / "splits.csv", split_values(exp.name, results))
+            _atomic_write_csv(folder / "timings.csv", split_timings(exp.name, results))
         params_of = {c.key: c.parameters for c in exp.configurations}
         failures_frame = pd.DataFrame(
             [(*f, json.dumps(params_of[f[0]]["grid"]), json.dumps(params_of[f[0]]["fixed"])) for f in failures],
@@ -370,7 +371,7 @@ def run_experiment(experiment, *, output="reports", quick=False, jobs=1, log=pri
         _atomic_write_csv(folder / "published.csv", published)
         if frames:
             _atomic_write_text(folder / "summary.md", _summary_markdown(
-                exp, pd.concat(frames, ignore_index=True), published, failures,
+                exp, results, published, failures,
                 {task: (v["n_train"], v["n_test"]) for task, v in sizes.items()}))
         if frames and exp.published:
             try:
