@@ -15,9 +15,11 @@ solution gives the same f on the data). Substituting, using ``(I + r K L)⁻¹ K
 
 This is Melacci & Belkin's LapSVM dual (eq. 5-6) with ``γ_A = λ/2`` and ``γ_I = λ r/2``, and it
 is exactly the SVM of :func:`svm_path` on the kernel G with the same λ. Wang et al.'s ``Q = Y J
-L⁻¹ Jᵀ Y`` (eq. 16, no ambient term) is the limit ``r → ∞`` after rescaling λ by ``r``: there
-``λ_Wang fᵀ L f`` is the intrinsic penalty, i.e. ``λ_Wang = λ r / 2``. With ``r = 0`` (or an
-empty graph) G is the labelled block of K and the path is the supervised one.
+L⁻¹ Jᵀ Y`` (eq. 16, no ambient term) is the limit ``r → ∞`` after rescaling λ by ``r``: their
+path (eq. 10-23) penalises ``(λ_Wang / 2) βᵀ K L K β``, ours ``(λ r / 2) βᵀ K L K β``, i.e.
+``λ_Wang = λ r`` (eq. 3 writes the same term as ``(λ / 2) Σ w_ij (f_i - f_j)² = λ fᵀ L f``, half
+eq. 10's λ; the path and its λ⁰, eq. 21, are eq. 10's). With ``r = 0`` (or an empty graph) G is
+the labelled block of K and the path is the supervised one.
 """
 from __future__ import annotations
 
