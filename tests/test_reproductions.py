@@ -79,13 +79,34 @@ def test_melacci2011_coil20b_uses_unit_norm_images(tmp_path, session):
 
 def test_wang_paths_notebook_tiny(tmp_path, session):
     records = execute("wang_paths.ipynb", tmp_path, session,
-                      dict(repeats=1, train_fractions=[0.5], labels=[2, 4], n_grid=12, fig3_lambdas=[2.0, 0.46]))
+                      dict(repeats=2, train_fractions=[0.5], labels=[2, 4], n_grid=12, fig3_lambdas=[2.0, 0.46]))
     accuracy = records["accuracy"]
-    assert set(accuracy["n_labeled"]) == {2, 4} and len(accuracy) == 2 * 12
+    assert set(accuracy["n_labeled"]) == {2, 4} and len(accuracy) == 2 * 2 * 12
     assert accuracy["accuracy"].between(0, 1).all() and accuracy["accuracy"].max() > 0.6
     # one labelled point per class: no event, one breakpoint (Wang et al. §4, Fig. 1)
     assert (accuracy.query("n_labeled == 2")["breakpoints"] == 1).all()
     assert len(records["summary"]) == 2 and list(records["fig3"]["lambda_w"]) == [2.0, 0.46]
+    # the statements' indicators in `splits` are the inequalities of wang_paths.toml, recomputed here per draw
+    cells = records["splits"].set_index(["task", "metric", "split"])["value"]
+    fig3 = records["fig3_draws"]
+    assert list(fig3["lambda_w"]) == [2.0, 0.46] * 2 and set(fig3["draw"]) == {0, 1}
+    for k, part in fig3.groupby("draw"):
+        at_2, at_046 = 100 * part["accuracy"].to_numpy()
+        assert cells["50% training, 4 labels", "accuracy_at_lambda_2", k] == at_2
+        assert cells["50% training, 4 labels", "very_low_at_lambda_2", k] == float(at_2 <= 75.0)
+        assert cells["50% training, 4 labels", "smaller_lambda_better", k] == float(at_046 > at_2)
+        best_2, best_4 = (cells[f"50% training, {n} labels", "best_accuracy", k] for n in (2, 4))
+        assert cells["50% training, 2 labels", "below_very_high", k] == float(best_2 < 100.0)
+        assert cells["50% training, 4 labels", "better_than_2_labels", k] == float(best_4 > best_2)
+        events = [cells[f"50% training, {n} labels", "events", k] for n in (2, 4)]
+        assert events[0] == 0 and cells["50% training, 4 labels", "more_events_with_more_labels", k] == float(
+            events[1] > events[0])
+    # the candidates rerun every draw: one row per variant, the reproduction's row is the run above
+    candidates = records["candidates"].set_index("variant")
+    assert len(candidates) == 11 and list(records["findings"]["statement"].str[:6]) == ["Fig. 3"]   # no 70 %
+    ours = cells.xs("accuracy_at_lambda_2", level="metric").mean()
+    assert float(candidates.at["reproduction (the paper's text)", "3 acc % at λ_W 2 / 0.46"].split(" / ")[0]) == \
+        pytest.approx(ours, abs=0.05)
 
 
 def test_runner_runs_a_notebook_experiment_once(tmp_path, mirror_dir, monkeypatch):
@@ -109,6 +130,7 @@ def test_runner_runs_a_notebook_experiment_once(tmp_path, mirror_dir, monkeypatc
     assert len(re.findall(r"<img", (folder / "report.html").read_text())) == 2
     text = (folder / "summary.md").read_text()
     assert "`ssl-toolkit reproduce tiny_paths`" in text and "## summary" in text and "| train_fraction |" in text
-    assert {p.name for p in folder.glob("*.csv")} == {"accuracy.csv", "summary.csv", "fig3.csv", "splits.csv"}
+    assert {p.name for p in folder.glob("*.csv")} == {"accuracy.csv", "summary.csv", "fig3.csv", "fig3_draws.csv",
+                                                      "candidates.csv", "findings.csv", "splits.csv"}
     again = run_experiment(toml, output=tmp_path / "reports", log=lambda m: None)
     assert again.n_skipped == 1 and again.n_run == 0 and again.ok

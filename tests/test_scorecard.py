@@ -37,7 +37,11 @@ def test_a_notebook_experiment_is_scored_from_the_splits_table_it_records(tmp_pa
     from toolkit.reports._experiments import load_experiment
 
     exp = load_experiment("wang_paths")
-    assert exp.notebook and {p["metric"] for p in exp.published} == {"events", "best_accuracy"}
+    assert exp.notebook and {p["metric"] for p in exp.published} == {
+        "events", "best_accuracy", "below_very_high", "better_than_2_labels", "more_events_with_more_labels",
+        "very_low_at_lambda_2", "smaller_lambda_better"}
+    assert {p["source"].split(" (")[0] for p in exp.published} == {
+        f"Wang, Qin & Huang, Fig. {f}" for f in ("1", "2a", "2b", "2c", "3")}      # every figure has a cell
     rows = [{"experiment": "wang_paths", "task": "70% training, 2 labels", "method": "laplacian_svm_path",
              "scenario": "test-set", "split": d, "metric": "best_accuracy", "value": v}
             for d, v in enumerate([100.0, 97.5, 100.0])]
