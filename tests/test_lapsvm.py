@@ -226,31 +226,39 @@ def test_laprlsc_direct_pcg_and_dense_solve_agree():
 
 
 # ------------------------------------------------------------------------------ gamma_I = 0
-def test_gamma_I_zero_laprlsc_is_ridge_regression():
+@pytest.mark.parametrize("intercept", [True, False])
+def test_gamma_I_zero_laprlsc_is_ridge_regression(intercept):
+    # γ_I = 0: the exact solve works on the labelled block alone (α_u = 0 by the representer theorem)
     from sklearn.linear_model import Ridge
     rng = np.random.default_rng(8)
     X = rng.normal(size=(40, 3))
     y = np.sign(X[:, 0] + 0.3 * rng.normal(size=40))
     l, gA = 15, 0.5
-    r = laprlsc(X[:l], y[:l], X[l:], kernel="linear", gamma_A=gA, gamma_I=0.0, neighbors=3)
-    ridge = Ridge(alpha=gA, fit_intercept=True).fit(X[:l], y[:l])
+    r = laprlsc(X[:l], y[:l], X[l:], kernel="linear", gamma_A=gA, gamma_I=0.0, neighbors=3, intercept=intercept)
+    ridge = Ridge(alpha=gA, fit_intercept=intercept).fit(X[:l], y[:l])
     np.testing.assert_allclose(r.decision_function(X), ridge.predict(X), atol=1e-8)
+    assert not np.any(r.alpha[l:])
 
 
-def test_gamma_I_zero_lapsvm_is_squared_hinge_svm():
+@pytest.mark.parametrize("intercept", [True, False])
+def test_gamma_I_zero_lapsvm_is_squared_hinge_svm(intercept):
+    # Melacci & Belkin's SVM column: the squared-hinge SVM in the primal, with or without bias; Newton
+    # solves the labelled block alone, PCG the whole system
     from sklearn.svm import LinearSVC
     rng = np.random.default_rng(9)
     X = rng.normal(size=(60, 2))
     y = np.sign(X[:, 0] + X[:, 1] + 0.5 * rng.normal(size=60))
     l, gA = 30, 0.1
-    rn = lapsvm(X[:l], y[:l], X[l:], kernel="linear", gamma_A=gA, gamma_I=0.0, neighbors=3, method="newton")
-    rp = lapsvm(X[:l], y[:l], X[l:], kernel="linear", gamma_A=gA, gamma_I=0.0, neighbors=3, stop=None, tol=1e-8)
+    kw = dict(kernel="linear", gamma_A=gA, gamma_I=0.0, neighbors=3, intercept=intercept)
+    rn = lapsvm(X[:l], y[:l], X[l:], method="newton", **kw)
+    rp = lapsvm(X[:l], y[:l], X[l:], stop=None, tol=1e-8, **kw)
+    assert not np.any(rn.alpha[l:])
     # liblinear: ½||w||² + C Σ max(0, 1 - y(wx+b))²  <=>  eq. (7)/γ_A with C = 1/(2γ_A);
     # a large intercept_scaling makes liblinear's regularised bias (nearly) free; the primal solver, as
     # dual="auto" picks for more rows than features (scikit-learn >= 1.5; 1.4's default dual=True, the dual
     # coordinate descent, does not converge with a bias scaled by 1e3)
     svc = LinearSVC(C=1 / (2 * gA), loss="squared_hinge", dual=False, intercept_scaling=1e3, tol=1e-12,
-                    max_iter=200000).fit(X[:l], y[:l])
+                    max_iter=200000, fit_intercept=intercept).fit(X[:l], y[:l])
     for r in (rn, rp):
         np.testing.assert_allclose(r.decision_function(X), svc.decision_function(X), atol=2e-3)
 

@@ -481,6 +481,24 @@ def test_label_and_method_fixed_give_published_settings_without_selection(tmp_pa
     assert published.parameters["grid"] == {} and published.parameters["fixed"]["lam"] == 0.3
 
 
+def test_one_label_fixed_on_some_tasks_and_searched_on_others(tmp_path):
+    # melacci2011's SVM: Table 9's γ_A where the paper can be read, chosen on V where it cannot
+    second = GOOD.split("[[methods]]")[0].split("[[tasks]]")[1].replace('name = "Moons"', 'name = "Moons 2"')
+    text = GOOD.replace('fixed = { kernel = "rbf", sigma = 0.5 }',
+                        'fixed = { kernel = "rbf", sigma = 0.5 }\nmethod_fixed = { rlsc = { lam = 0.3 } }')
+    text = text.replace("[[methods]]", "[[tasks]]" + second + "[[methods]]", 1)
+    text = text.replace('grid = { lam = [0.01, 1.0] }',
+                        'fixed = {}\ntasks = ["Moons"]\n\n[[methods]]\nname = "rlsc"\ngrid = { lam = [0.01, 1.0] }\n'
+                        'tasks = ["Moons 2"]')
+    fixed, searched = load_experiment(write(tmp_path, text)).configurations
+    assert (fixed.task, fixed.parameters["grid"], fixed.parameters["fixed"]["lam"]) == ("Moons", {}, 0.3)
+    assert (searched.task, searched.parameters["grid"]) == ("Moons 2", {"lam": [0.01, 1.0]})
+    # fixed and searched on the same task is still refused
+    clash = text.replace('tasks = ["Moons 2"]', 'tasks = ["Moons", "Moons 2"]')
+    with pytest.raises(ExperimentError, match=r"tasks\[0\]\.method_fixed\.rlsc\.lam is also in that method's grid"):
+        load_experiment(write(tmp_path, clash))
+
+
 @pytest.mark.parametrize("text,message", [
     (MINE.replace('from = "paper"', 'from = "papr"'), r"tasks\[0\]\.from = 'papr' is not another experiment\. Valid choices: .*paper"),
     (MINE.replace('name = "Moons [8/20/30]"', 'name = "Moons"'), r"tasks\[0\]\.from = 'paper' has no task named 'Moons'\. Valid choices: Moons \[8/20/30\]"),

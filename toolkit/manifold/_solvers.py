@@ -617,10 +617,20 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
     else:
         if max_iter is None:
             max_iter = 50
-        K64 = np.asarray(K, dtype=float)
-        raw = core.newton(K64, L, Y, params["gamma_A"], params["gamma_I"], hinge=hinge,
-                          max_iter=max_iter, alpha0=alpha0, b0=b0, callback=callback, line_search=line_search,
-                          intercept=intercept)
+        if params["gamma_I"] == 0.0 and (alpha0 is None or not np.any(alpha0[l:])):
+            # γ_I = 0 is the supervised problem (the SVM with the squared hinge / RLSC): by the
+            # representer theorem its minimiser has α_u = 0, and the exact solve works on the l × l
+            # labelled block (O(l³), not O(n³)); the same objective, α padded with zeros
+            K64 = np.asarray(K[:l, :l], dtype=float)
+            raw = core.newton(K64, sp.csr_matrix((l, l)), Y, params["gamma_A"], 0.0, hinge=hinge,
+                              max_iter=max_iter, alpha0=None if alpha0 is None else alpha0[:l], b0=b0,
+                              callback=callback, line_search=line_search, intercept=intercept)
+            raw["alpha"] = np.vstack([raw["alpha"], np.zeros((n - l, C))])
+        else:
+            K64 = np.asarray(K, dtype=float)
+            raw = core.newton(K64, L, Y, params["gamma_A"], params["gamma_I"], hinge=hinge,
+                              max_iter=max_iter, alpha0=alpha0, b0=b0, callback=callback, line_search=line_search,
+                              intercept=intercept)
         if hinge:
             params.update(line_search=bool(line_search))
         fix = ""

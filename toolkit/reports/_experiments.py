@@ -417,7 +417,8 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
                     if key not in METHODS[entry["name"]].valid_params:
                         raise ExperimentError(f"{path}: {where}.{key} is not a parameter of {entry['name']!r}. Valid "
                                               f"choices: {', '.join(METHODS[entry['name']].valid_params)}.")
-                    if key in entry.get("grid", {}):
+                    runs_here = not entry.get("tasks") or task_names[i] in entry["tasks"]
+                    if runs_here and key in entry.get("grid", {}):
                         raise ExperimentError(f"{path}: {where}.{key} is also in that method's grid: a parameter is "
                                               "either fixed or searched, not both.")
     for part in ("tasks", "methods"):
