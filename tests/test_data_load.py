@@ -144,6 +144,12 @@ def test_g50c_and_pcmac():
     unit = data.load("pcmac", normalize="unit")
     assert sp.issparse(unit.X)
     np.testing.assert_allclose(np.sqrt(unit.X.multiply(unit.X).sum(axis=1)).A1, 1.0)
+    # "global": one factor for every row, the mean row norm (the rows' relative lengths kept)
+    scaled = data.load("pcmac", normalize="global")
+    norms = np.sqrt(p.X.multiply(p.X).sum(axis=1)).A1
+    assert sp.issparse(scaled.X)
+    np.testing.assert_allclose((scaled.X - p.X / norms.mean()).toarray(), 0.0, atol=1e-15)
+    np.testing.assert_allclose(np.sqrt(scaled.X.multiply(scaled.X).sum(axis=1)).A1.mean(), 1.0)
 
 
 # ------------------------------------------------------------------------------------- ssl-book

@@ -174,11 +174,70 @@ def test_a_miss_is_set_beside_the_variant_that_tests_its_explanation():
     card = scorecard(published, splits)
     assert card["sd_distance"].tolist() == pytest.approx([3.0, 1 / 3])   # T1 misses, T2 does not (12 vs 13 ± 3)
     variants = published.assign(method="svc (no intercept)", explains="svc", hypothesis="the free bias")
-    tested = _tested_misses(card, variants, splits)
+    tested, every = _tested_misses(card, variants, splits)
     assert len(tested) == 1 and tested["row"].iloc[0] == "T1" and tested["method"].iloc[0] == "svc"
     assert tested["variant_mean"].iloc[0] == pytest.approx(12.0)
     assert tested["variant_sd_distance"].iloc[0] == pytest.approx(1 / 3)
     assert tested["hypothesis"].iloc[0] == "the free bias"
+    # the variant is also counted on every cell it applies to, hits included (T2: 2 vs 13 ± 3 misses)
+    assert every[["method", "variant", "cells", "method holds", "variant holds"]].values.tolist() == [
+        ["svc", "svc (no intercept)", 2, 1, 1]]
+
+
+def test_a_cell_holds_within_one_sd_or_within_five_percent_without_a_spread():
+    from toolkit.reports._scorecard import cell_holds
+
+    assert cell_holds([10.0, 10.0, 10.0], [2.0, 2.0, 2.0], [12.0, 12.01, 7.9]).tolist() == [True, False, False]
+    # no spread (sd 0 or missing): 5 % of max(|published|, 1): 110 iterations within 5.5, a 0-1 statement within 0.05
+    assert cell_holds([110.0, 110.0, 1.0, 0.0, 1.0], [0.0, np.nan, np.nan, 0.0, 0.0],
+                      [115.5, 116.0, 0.96, 0.05, 0.6]).tolist() == [True, False, True, True, False]
+    assert cell_holds([1.0], [1.0], [np.nan]).tolist() == [False]
+
+
+def _sensitivity_case(settings):
+    """A task T whose published cell (10 ± 1) the headline misses (14), and its input variants."""
+    rows = [{"experiment": "exp", "task": "T", "method": "m", "scenario": "validation", "split": i,
+             "metric": "test_error", "value": v} for i, v in enumerate([13.0, 15.0])]
+    for name, value, _ in settings:
+        rows += [{"experiment": "exp", "task": f"T · {name}", "method": "m", "scenario": "validation", "split": i,
+                  "metric": "test_error", "value": value} for i in range(2)]
+    splits = pd.DataFrame(rows)[SPLIT_COLUMNS]
+    published = pd.DataFrame([_published(task="T", method="m", mean=10.0, sd=1.0)])
+    inputs = pd.concat([published.assign(task=f"T · {name}", base="T", setting=name, admissible=admissible)
+                        for name, _, admissible in settings], ignore_index=True)
+    return published, splits, inputs
+
+
+@pytest.mark.parametrize("settings,start", [
+    ([("a", 13.0, True), ("b", 12.0, True)], "data: no admissible input reaches it"),
+    ([("a", 13.0, True), ("b", 10.5, True)], "inputs: within tolerance with b (10.5)"),
+    ([("a", 13.0, True), ("b", 10.5, False)], "data: no admissible input reaches it"),   # b is outside the text
+])
+def test_a_miss_is_a_data_cell_only_when_no_admissible_input_reaches_it(settings, start):
+    from toolkit.reports._scorecard import _data_notes, _input_sensitivity, headline
+
+    published, splits, inputs = _sensitivity_case(settings)
+    card = scorecard(published, splits)
+    assert card["holds"].tolist() == [False]
+    sensitivity = _input_sensitivity(card, inputs, splits)
+    assert sensitivity["setting_mean"].tolist() == [s[1] for s in settings]
+    _data_notes(card, sensitivity, {}, published)
+    assert card["note"].iloc[0].startswith(start)
+    data = start.startswith("data:")
+    assert headline(card).startswith(f"0 of 1 scored cells hold (0.0 %); without the {int(data)} `data:` cells")
+
+
+def test_a_miss_on_substitute_data_is_a_data_cell_and_a_hit_stays_a_hit():
+    from toolkit.reports._scorecard import _data_notes
+
+    splits = pd.DataFrame([{"experiment": "exp", "task": t, "method": "m", "scenario": "validation", "split": 0,
+                            "metric": "test_error", "value": v} for t, v in (("T", 14.0), ("U", 10.5))])[SPLIT_COLUMNS]
+    published = pd.DataFrame([_published(task="T", method="m", mean=10.0, sd=1.0),
+                              _published(task="U", method="m", mean=10.0, sd=1.0)])
+    card = scorecard(published, splits)
+    _data_notes(card, pd.DataFrame(columns=["paper"]), {("exp", "T"): "stand-in digits", ("exp", "U"): "stand-in"},
+                published)
+    assert card["note"].tolist() == ["data: stand-in digits", ""]
 
 
 def test_a_variant_run_elsewhere_is_read_from_its_results_file():

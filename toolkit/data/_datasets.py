@@ -396,6 +396,13 @@ def _unit_rows(X):
     return X / norms
 
 
+def _global_scale(X):
+    """X divided by one factor, the mean row norm (the rows' relative lengths and angles kept)."""
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel()) if sp.issparse(X) else np.linalg.norm(X, axis=1)
+    scale = float(norms.mean())
+    return X / scale if scale > 0 else X
+
+
 def load(name, *classes, **options):
     """Load a benchmark data set, or a binary task drawn from it.
 
@@ -414,10 +421,13 @@ def load(name, *classes, **options):
 
         - ``mnist``: ``split`` ("train" | "test" | "all" = train then test) ["train"], ``n``
           (keep the first n rows of the chosen classes) [None], ``normalize``
-          ("pixels" = x / 255 | "unit" = rows of x / 255 scaled to unit norm | "raw") ["pixels"];
+          ("pixels" = x / 255 | "unit" = rows of x / 255 scaled to unit norm | "global" = x / 255
+          divided by its mean row norm | "raw") ["pixels"];
           with ``split="all"``, ``options["n_train"]`` counts the leading rows from the training file;
         - ``coil20``: ``size`` (images resampled to size x size by area averaging) [32];
-        - every real data set: ``normalize`` (None | "unit") [None], ``n`` [None];
+        - every real data set: ``normalize`` (None | "unit" = each row scaled to unit norm |
+          "global" = every row divided by one factor, the mean row norm, which keeps the rows'
+          relative lengths) [None], ``n`` [None];
         - ``gaussian2c`` / ``gaussian4c``: ``n`` [500], ``d`` [500], ``rng`` [None];
         - ``moons``: ``n`` [200], ``noise`` [0.1], ``rng`` [None].
 
@@ -493,7 +503,7 @@ def load(name, *classes, **options):
     func = f"load({name!r})"
     real = name not in ("gaussian2c", "gaussian4c", "moons")
     n_keep = opts.pop("n", None) if real else None
-    normalize_options = ("pixels", "unit", "raw") if name == "mnist" else (None, "unit")
+    normalize_options = ("pixels", "unit", "raw", "global") if name == "mnist" else (None, "unit", "global")
     normalize = check_option(opts.pop("normalize", normalize_options[0]), "normalize", func, normalize_options) \
         if real else None
     X, labels, records, used = _LOADERS[name](opts)
@@ -511,6 +521,8 @@ def load(name, *classes, **options):
             X /= 255.0
     if normalize == "unit":
         X = _unit_rows(X)
+    elif normalize == "global":
+        X = _global_scale(X)
     if sp.issparse(X):
         X = sp.csr_matrix(X)
     if normalize is not None and normalize != normalize_options[0] or name == "mnist":

@@ -43,8 +43,11 @@ TOP_KEYS = {
 TASK_KEYS = {
     "name": str, "dataset": str, "classes": list, "options": dict, "protocol": str, "l": int, "u": int,
     "t": int, "v": int, "folds": int, "repeats": int, "fixed": dict, "splits": int, "method_fixed": dict,
-    "from": str, "n_train": int,
+    "from": str, "n_train": int, "sensitivity_of": str, "setting": str, "admissible": bool, "substitute_data": str,
 }
+#: a task that varies the inputs of another task of the same file (``sensitivity_of``): it is that
+#: task, every key, with its own ``fixed``, ``options`` and ``method_fixed`` merged on top
+MERGED_TASK_KEYS = ("fixed", "options", "method_fixed")
 #: the keys a task takes from the task of the same name in another experiment (``from``)
 SHARED_TASK_KEYS = ("dataset", "classes", "options", "protocol", "l", "u", "t", "n_train", "v", "folds", "repeats",
                     "fixed")
@@ -147,6 +150,11 @@ class Experiment:
     notebook: str | None = None
     parameters: dict = field(default_factory=dict)
     explanations: tuple = ()
+    #: tasks that vary another task's inputs: ``{"task", "of", "setting", "admissible"}`` (``sensitivity_of``;
+    #: an inadmissible setting, one the paper's text rules out, is reported but reaches no cell)
+    sensitivity: tuple = ()
+    #: task -> why its data stand in for the paper's (``substitute_data``): a miss there is a ``data:`` cell
+    substitute_data: dict = field(default_factory=dict)
 
 
 def _type_name(kind):
@@ -347,6 +355,8 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
         _check_table(path, where, task, TASK_KEYS)
         if "from" in task:
             task = _task_from(path, where, task)
+        if "sensitivity_of" in task:
+            task = _sensitivity_task(path, where, task, tasks, task_names)
         for required in ("dataset", "l"):
             if required not in task:
                 raise ExperimentError(f"{path}: {where} needs the key {required!r}.")
@@ -417,7 +427,7 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
                     if key not in METHODS[entry["name"]].valid_params:
                         raise ExperimentError(f"{path}: {where}.{key} is not a parameter of {entry['name']!r}. Valid "
                                               f"choices: {', '.join(METHODS[entry['name']].valid_params)}.")
-                    runs_here = not entry.get("tasks") or task_names[i] in entry["tasks"]
+                    runs_here = not entry.get("tasks") or task.get("sensitivity_of", task_names[i]) in entry["tasks"]
                     if runs_here and key in entry.get("grid", {}):
                         raise ExperimentError(f"{path}: {where}.{key} is also in that method's grid: a parameter is "
                                               "either fixed or searched, not both.")
@@ -430,7 +440,7 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
     configurations, declared = [], set()
     for task, task_name in zip(tasks, task_names):
         for entry in used_methods:
-            if entry.get("tasks") and task_name not in entry["tasks"]:
+            if entry.get("tasks") and task.get("sensitivity_of", task_name) not in entry["tasks"]:
                 continue
             label = entry.get("label", entry["name"])
             scenarios = entry.get("scenarios") or settings["scenarios"]
@@ -506,11 +516,41 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
         description += (f" This is the --quick run: {' / '.join(map(str, ran))} splits per task, "
                         f"{len({c.task for c in configurations})} of {len(tasks)} tasks"
                         + (", thinned grids" if quick_spec.get("thin", 1) > 1 else "") + ".")
+    inputs = tuple({"task": name, "of": t["sensitivity_of"], "setting": t.get("setting", name),
+                    "admissible": t.get("admissible", True)}
+                   for t, name in zip(tasks, task_names) if "sensitivity_of" in t)
+    substitutes = {name: t["substitute_data"] for t, name in zip(tasks, task_names) if "substitute_data" in t}
     return Experiment(name=path.stem, path=path, title=spec.get("title", path.stem),
                       description=description, configurations=tuple(configurations),
                       published=tuple(published), skipped=tuple(skipped),
                       references=tuple(spec.get("references", [])), settings=settings,
-                      explanations=tuple(explanations))
+                      explanations=tuple(explanations), sensitivity=inputs, substitute_data=substitutes)
+
+
+def _sensitivity_task(path: Path, where: str, task: dict, tasks: list, task_names: list) -> dict:
+    """The task ``task["sensitivity_of"]`` declared earlier in the same file, with this task's keys on
+    top (``fixed``, ``options`` and ``method_fixed`` merged key by key): the same splits and methods
+    with other inputs, for the scorecard's input-sensitivity notes."""
+    base_name = task["sensitivity_of"]
+    if "name" not in task:
+        raise ExperimentError(f"{path}: {where} uses 'sensitivity_of' and needs its own 'name'.")
+    if base_name not in task_names:
+        raise ExperimentError(f"{path}: {where}.sensitivity_of = {base_name!r} is not a task declared before it. "
+                              f"Valid choices: {', '.join(task_names) or '(none)'}.")
+    base = tasks[task_names.index(base_name)]
+    if "sensitivity_of" in base:
+        raise ExperimentError(f"{path}: {where}.sensitivity_of = {base_name!r} is itself a sensitivity task; name "
+                              f"the task it varies ({base['sensitivity_of']!r}).")
+    merged = {k: v for k, v in base.items() if k not in ("name", "substitute_data")}
+    for key, value in task.items():
+        if key == "method_fixed":
+            merged[key] = {label: {**merged.get(key, {}).get(label, {}), **params}
+                           for label, params in {**merged.get(key, {}), **value}.items()}
+        elif key in MERGED_TASK_KEYS:
+            merged[key] = {**merged.get(key, {}), **value}
+        else:
+            merged[key] = value
+    return merged
 
 
 def _check_published(path, where, entry, task_names, labels, scenarios):

@@ -21,12 +21,26 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["SCORECARD_COLUMNS", "SPLIT_COLUMNS", "split_values", "split_timings", "scorecard", "scorecard_markdown",
-           "write_scorecard"]
+__all__ = ["SCORECARD_COLUMNS", "SPLIT_COLUMNS", "RELATIVE_TOLERANCE", "cell_holds", "headline", "split_values",
+           "split_timings", "scorecard", "scorecard_markdown", "write_scorecard"]
 
 #: Columns of ``reports/reproduction.csv``.
 SCORECARD_COLUMNS = ["paper", "table", "row", "method", "scenario", "column", "published_mean", "published_sd",
-                     "ours_mean", "ours_sd", "splits", "sd_distance", "note"]
+                     "ours_mean", "ours_sd", "splits", "sd_distance", "holds", "note"]
+#: A cell published without a spread (sd 0 or none: iteration counts, a figure's statements turned into
+#: numbers) holds within this share of max(|published|, 1); one with a published sd within one sd.
+RELATIVE_TOLERANCE = 0.05
+
+
+def cell_holds(published_mean, published_sd, ours_mean):
+    """Whether our mean reproduces a published cell: within one published sd when the paper gives
+    one (> 0), else within :data:`RELATIVE_TOLERANCE` × max(|published|, 1). Arrays broadcast; a
+    cell without our number gives False."""
+    pub, sd, ours = (np.asarray(a, dtype=float) for a in (published_mean, published_sd, ours_mean))
+    distance = np.abs(ours - pub)
+    with np.errstate(invalid="ignore"):
+        tolerance = np.where(sd > 0, sd, RELATIVE_TOLERANCE * np.maximum(np.abs(pub), 1.0))
+        return np.where(np.isnan(ours), False, distance <= tolerance)
 #: Columns of the committed per-split results ``reports/NAME/splits.csv``.
 SPLIT_COLUMNS = ["experiment", "task", "method", "scenario", "split", "metric", "value"]
 _REFIT_METRICS = ("test_error", "unlabeled_error", "validation_error", "n_iter")
@@ -102,7 +116,8 @@ def scorecard(published, splits, *, failures=None, declared_tasks=None):
                "scenario": scenario or (part["scenario"].iloc[0].split(" ")[0] if len(part) else ""),
                "column": column or metric, "published_mean": float(pub.mean),
                "published_sd": float(pub.sd) if pub.sd == pub.sd else np.nan,
-               "ours_mean": np.nan, "ours_sd": np.nan, "splits": 0, "sd_distance": np.nan, "note": ""}
+               "ours_mean": np.nan, "ours_sd": np.nan, "splits": 0, "sd_distance": np.nan, "holds": np.nan,
+               "note": ""}
         reason = getattr(pub, "not_attempted", None)
         if isinstance(reason, str) and reason:      # declared as not run here, with the reason
             row["note"] = f"not attempted: {reason}"
@@ -112,6 +127,8 @@ def scorecard(published, splits, *, failures=None, declared_tasks=None):
             row["splits"] = int(values.size)
             if row["published_sd"] > 0:
                 row["sd_distance"] = abs(row["ours_mean"] - row["published_mean"]) / row["published_sd"]
+            if metric != "seconds":
+                row["holds"] = bool(cell_holds(row["published_mean"], row["published_sd"], row["ours_mean"]))
             if metric == "seconds":
                 row["note"] = "training time on this machine (2 cores), not comparable in absolute terms"
         elif metric == "seconds":
@@ -158,7 +175,7 @@ def _time_ratio_rows(card):
                            "scenario": scenario, "column": "training time ratio",
                            "published_mean": r.published_mean / ref.published_mean, "published_sd": np.nan,
                            "ours_mean": ours, "ours_sd": np.nan, "splits": int(min(r.splits, ref.splits)),
-                           "sd_distance": np.nan, "note": note})
+                           "sd_distance": np.nan, "holds": np.nan, "note": note})
     return pd.concat([card[~timed], pd.DataFrame(ratios, columns=SCORECARD_COLUMNS)], ignore_index=True)
 
 
@@ -185,8 +202,12 @@ def _counts(card):
     for (paper, table), part in card.groupby(["paper", "table"], sort=False):
         num = numeric[(numeric["paper"] == paper) & (numeric["table"] == table)]
         attempted = num[num["ours_mean"].notna()]
+        scored = part[part["holds"].notna()]
+        data = scored["note"].fillna("").astype(str).str.startswith("data:")
         rows.append({"paper": paper, "table": table, "cells": len(part),
                      "attempted": int(part["ours_mean"].notna().sum()),
+                     "scored": len(scored), "hold": int((scored["holds"] == True).sum()),   # noqa: E712
+                     "data:": int(data.sum()),
                      "with sd": len(attempted), "within 1 sd": int((attempted["sd_distance"] <= 1).sum()),
                      "within 2 sd": int((attempted["sd_distance"] <= 2).sum()),
                      "median splits": float(part.loc[part["ours_mean"].notna(), "splits"].median())
@@ -217,22 +238,45 @@ def _markdown(frame):
     return _markdown_table(frame, digits=3, missing="")
 
 
-def scorecard_markdown(card, tested=None) -> str:
-    """``reproduction.md``: counts per paper and table, time ratios, the misses tested by an experiment
-    (``tested``, from :func:`write_scorecard`), the cells, the cells not attempted."""
+def headline(card):
+    """The scorecard's one-line summary: scored cells (a number of ours beside a published one, times
+    apart) that hold by :func:`cell_holds`, over all of them and without the ``data:`` cells."""
+    scored = card[card["holds"].notna()]
+    data = scored["note"].fillna("").astype(str).str.startswith("data:")
+    hold = scored["holds"] == True                                          # noqa: E712
+    rest = scored[~data]
+    share = float(hold.mean()) if len(scored) else float("nan")
+    share_rest = float((rest["holds"] == True).mean()) if len(rest) else float("nan")   # noqa: E712
+    return (f"{int(hold.sum())} of {len(scored)} scored cells hold ({100 * share:.1f} %); without the "
+            f"{int(data.sum())} `data:` cells (computed on substitute data that no admissible input brings within "
+            f"tolerance) {int((rest['holds'] == True).sum())} of {len(rest)} ({100 * share_rest:.1f} %). "  # noqa: E712
+            f"{len(card)} published cells, {len(card) - len(scored)} not scored (not attempted, or training times).")
+
+
+def scorecard_markdown(card, tested=None, every=None, sensitivity=None) -> str:
+    """``reproduction.md``: the headline, every miss with what explains it, counts per paper and
+    table, the explanation variants on every cell they apply to, the input-sensitivity experiment,
+    the cells, the cells not attempted."""
     counts = _counts(card)
     attempted = card[card["ours_mean"].notna()]
-    with_sd = attempted[attempted["published_sd"] > 0]
-    share = float((with_sd["sd_distance"] <= 1).mean()) if len(with_sd) else float("nan")
+    scored = card[card["holds"].notna()]
     lines = ["# Reproduction scorecard", "",
-             "Written by `ssl-toolkit scorecard` from the committed per-split results (`reports/*/splits.csv`) "
-             "and the papers' numbers declared in `notebooks/experiments/*.toml`; each experiment's results "
-             "are regenerated by `ssl-toolkit reproduce NAME` (the cells' `splits` say how many splits the "
-             "committed run used). `sd_distance` = |ours − published| / published sd.", "",
-             f"**{len(attempted)} of {len(card)} published cells attempted; "
-             + (f"{100 * share:.0f} % of the {len(with_sd)} with a published sd within one sd.**" if len(with_sd)
-                else "none with a published sd yet.**"), "",
-             "## Per paper and table", "", _markdown(counts), ""]
+             f"**{headline(card)}**", "",
+             "A cell holds when our mean is within one published sd, or, for a cell published without a spread "
+             f"(sd 0: iteration counts, a figure's statements as numbers), within {100 * RELATIVE_TOLERANCE:.0f} % of "
+             "max(|published|, 1). Written by `ssl-toolkit scorecard` from the committed per-split results "
+             "(`reports/*/splits.csv`) and the papers' numbers declared in `notebooks/experiments/*.toml`; each "
+             "experiment's results are regenerated by `ssl-toolkit reproduce NAME` and checked by `ssl-toolkit "
+             "reproduce NAME --verify`. `sd_distance` = |ours − published| / published sd.", ""]
+    misses = scored[scored["holds"] == False]                                # noqa: E712
+    if len(misses):
+        lines += ["## Every miss and what explains it", "",
+                  "The note says which experiment tests each miss: `data:` (every admissible input misses it too, "
+                  "or the data stand in for the paper's), `inputs:` (another admissible input reaches it), `miss "
+                  "tested by` (a variant of the method that tests a stated explanation; see below).", "",
+                  _markdown(misses[["paper", "table", "row", "method", "scenario", "column", "published_mean",
+                                    "published_sd", "ours_mean", "note"]]), ""]
+    lines += ["## Per paper and table", "", _markdown(counts), ""]
     ratios = _time_ratios(card)
     if len(ratios) and any(c.startswith("ours ") and ratios[c].notna().any() for c in ratios):
         lines += ["## Training time ÷ PCG's (Melacci & Belkin, Table 6)", "",
@@ -244,17 +288,32 @@ def scorecard_markdown(card, tested=None) -> str:
                   "code: they are kept out of the committed files. Each run writes `reports/NAME/timings.csv`, "
                   "and `ssl-toolkit scorecard` compares their ratios to PCG's with the paper's in "
                   "`reports/timings.md` (neither is committed).", ""]
-    misses = with_sd[with_sd["sd_distance"] > 1]
+    if every is not None and len(every):
+        lines += ["## Explanation variants on every cell they apply to", "",
+                  "Each variant is run on every task and scenario it applies to, not only on the misses: how many "
+                  "of those cells the method and the variant reproduce.", "", _markdown(every), ""]
+    if sensitivity is not None and len(sensitivity):
+        named = sensitivity.assign(setting=np.where(sensitivity["admissible"], sensitivity["setting"],
+                                                    sensitivity["setting"] + " (outside the text)"))
+        wide = named.pivot_table(index=["table", "row", "method", "column", "published_mean", "published_sd",
+                                        "ours_mean"], columns="setting", values="setting_mean",
+                                 sort=False).reset_index()
+        lines += ["## Input sensitivity", "",
+                  "The inputs a paper leaves open, varied on every cell of the task at once (tasks declared with "
+                  "`sensitivity_of`): `ours_mean` is the headline setting, argued from the paper's text before "
+                  "the fit was seen; a missed cell that no setting reaches is a `data:` cell.", "",
+                  _markdown(wide), ""]
     if tested is not None and len(tested):
         cell = ["paper", "table", "row", "method", "scenario", "column"]    # a cell may have several variants
         n_tested = len(tested.drop_duplicates(cell))
         within = len(tested[tested["variant_sd_distance"] <= 1].drop_duplicates(cell))
+        with_sd = attempted[attempted["published_sd"] > 0]
         lines += ["## Misses tested by an experiment", "",
-                  f"{len(misses)} cells are more than one published sd away; {n_tested} of them are recomputed "
-                  "by a variant that tests a stated explanation (declared as `explanations` in the experiment "
-                  "file and run by the same `ssl-toolkit reproduce`, or, for another implementation, read from "
-                  f"the per-split results it names), and a variant brings {within} of them within one sd. "
-                  "The explanations:", ""]
+                  f"{int((with_sd['sd_distance'] > 1).sum())} cells are more than one published sd away; {n_tested} "
+                  "of them are recomputed by a variant that tests a stated explanation (declared as `explanations` "
+                  "in the experiment file and run by the same `ssl-toolkit reproduce`, or, for another "
+                  f"implementation, read from the per-split results it names), and a variant brings {within} of "
+                  "them within one sd. The explanations:", ""]
         for (method, variant), part in tested.groupby(["method", "variant"], sort=False):
             lines.append(f"- **{method} → {variant}** ({len(part)} cells, "
                          f"{int((part['variant_sd_distance'] <= 1).sum())} within one sd): {part['hypothesis'].iloc[0]}")
@@ -279,7 +338,7 @@ def write_scorecard(output="reports", *, experiments=None):
     from ._runner import _atomic_write_text
 
     folder = Path(output).expanduser().resolve()
-    published, splits, failures, tasks, variants = [], [], [], {}, []
+    published, splits, failures, tasks, variants, inputs, substitutes = [], [], [], {}, [], [], {}
     for name in (experiments or list_experiments()):
         exp = load_experiment(name)   # a notebook experiment's cells come from the `splits` table it records
         own = [entry for entry in exp.published if "borrowed_from" not in entry]   # a cell is scored in its paper's run
@@ -295,6 +354,12 @@ def write_scorecard(output="reports", *, experiments=None):
             declared["scenario"] = declared["scenario"].where(
                 declared["scenario"].astype(str).str.len() > 0, scenarios[0].split(" ")[0])
         published.append(declared)
+        scored = declared[(declared["metric"] != "seconds") & (declared["not_attempted"].fillna("").astype(str) == "")]
+        for entry in exp.sensitivity:         # the same cells on another admissible input
+            inputs.append(scored[scored["task"] == entry["of"]].assign(task=entry["task"], base=entry["of"],
+                                                                        setting=entry["setting"],
+                                                                        admissible=entry["admissible"]))
+        substitutes.update({(exp.name, task): reason for task, reason in exp.substitute_data.items()})
         for entry in exp.explanations:        # the same cells by the variant that tests the explanation
             sel = declared[(declared["method"] == entry["method"]) & (declared["metric"] != "seconds")
                            & (declared["not_attempted"].fillna("").astype(str) == "")]
@@ -331,15 +396,17 @@ def write_scorecard(output="reports", *, experiments=None):
     key = ["paper", "table", "row", "method", "scenario", "column"]
     card = (card.assign(_order=np.arange(len(card))).sort_values(["splits", "_order"], ascending=[False, True])
             .drop_duplicates(key).sort_values("_order").drop(columns="_order").reset_index(drop=True))
-    tested = _tested_misses(card, pd.concat(variants, ignore_index=True) if variants else None, splits)
+    tested, every = _tested_misses(card, pd.concat(variants, ignore_index=True) if variants else None, splits)
     for r in tested.itertuples(index=False):
         hit = ((card["paper"] == r.paper) & (card["table"] == r.table) & (card["row"] == r.row)
                & (card["method"] == r.method) & (card["scenario"] == r.scenario) & (card["column"] == r.column))
         card.loc[hit, "note"] = (f"miss tested by '{r.variant}': {r.variant_mean:.3g} "
                                  f"({r.variant_sd_distance:.2f} sd); {r.hypothesis}")
+    sensitivity = _input_sensitivity(card, pd.concat(inputs, ignore_index=True) if inputs else None, splits)
+    _data_notes(card, sensitivity, substitutes, published)
     folder.mkdir(parents=True, exist_ok=True)
     _atomic_write_text(folder / "reproduction.csv", card.to_csv(index=False, float_format="%.6g"))
-    _atomic_write_text(folder / "reproduction.md", scorecard_markdown(card, tested))
+    _atomic_write_text(folder / "reproduction.md", scorecard_markdown(card, tested, every, sensitivity))
     _write_timings(folder, published)
     return card
 
@@ -371,17 +438,86 @@ def _tested_misses(card, variants, splits):
 
     columns = ["paper", "table", "row", "method", "scenario", "column", "published_mean", "published_sd",
                "ours_mean", "sd_distance", "variant", "variant_mean", "variant_sd_distance", "hypothesis"]
+    summary_columns = ["method", "variant", "cells", "method holds", "variant holds", "hypothesis"]
     if variants is None or not len(variants):
-        return pd.DataFrame(columns=columns)
+        return pd.DataFrame(columns=columns), pd.DataFrame(columns=summary_columns)
     variant_card = scorecard(variants, splits)      # no time cells: row i is variants' row i
-    rows = []
+    rows, every = [], []
     for v, (explains, hypothesis) in zip(variant_card.itertuples(index=False),
                                          variants[["explains", "hypothesis"]].itertuples(index=False)):
         main = card[(card["paper"] == v.paper) & (card["table"] == v.table) & (card["row"] == v.row)
                     & (card["method"] == explains) & (card["scenario"] == v.scenario) & (card["column"] == v.column)]
-        if not len(main) or not main["sd_distance"].iloc[0] > 1 or v.ours_mean != v.ours_mean:
+        if not len(main) or v.ours_mean != v.ours_mean or main["ours_mean"].iloc[0] != main["ours_mean"].iloc[0]:
             continue
         m = main.iloc[0]
+        every.append({"method": explains, "variant": v.method, "main": bool(m["holds"]), "holds": bool(v.holds),
+                      "hypothesis": hypothesis})
+        if not m["sd_distance"] > 1:
+            continue
         rows.append({**{c: m[c] for c in columns[:9]}, "variant": v.method, "variant_mean": v.ours_mean,
                      "variant_sd_distance": v.sd_distance, "hypothesis": hypothesis})
+    every = pd.DataFrame(every, columns=["method", "variant", "main", "holds", "hypothesis"])
+    summary = (every.groupby(["method", "variant"], sort=False)
+               .agg(cells=("holds", "size"), **{"method holds": ("main", "sum"), "variant holds": ("holds", "sum")},
+                    hypothesis=("hypothesis", "first")).reset_index()) if len(every) else \
+        pd.DataFrame(columns=summary_columns)
+    return pd.DataFrame(rows, columns=columns), summary[summary_columns]
+
+
+def _input_sensitivity(card, inputs, splits):
+    """Every cell of a task with input variants (``sensitivity_of``) beside the same cell on each
+    admissible input: ``paper, table, row, method, scenario, column, published_mean, published_sd,
+    ours_mean, holds, setting, setting_mean, setting_holds``."""
+    import pandas as pd
+
+    columns = ["paper", "table", "row", "method", "scenario", "column", "published_mean", "published_sd",
+               "ours_mean", "holds", "setting", "admissible", "setting_mean", "setting_holds"]
+    if inputs is None or not len(inputs):
+        return pd.DataFrame(columns=columns)
+    setting_card = scorecard(inputs, splits)         # no time cells: row i is inputs' row i
+    rows = []
+    for v, (base, setting, admissible) in zip(setting_card.itertuples(index=False),
+                                              inputs[["base", "setting", "admissible"]].itertuples(index=False)):
+        main = card[(card["paper"] == v.paper) & (card["table"] == v.table) & (card["row"] == base)
+                    & (card["method"] == v.method) & (card["scenario"] == v.scenario) & (card["column"] == v.column)]
+        if not len(main) or main["ours_mean"].iloc[0] != main["ours_mean"].iloc[0]:
+            continue
+        m = main.iloc[0]
+        rows.append({**{c: m[c] for c in columns[:10]}, "setting": setting, "admissible": bool(admissible),
+                     "setting_mean": v.ours_mean,
+                     "setting_holds": bool(v.holds) if v.ours_mean == v.ours_mean else np.nan})
     return pd.DataFrame(rows, columns=columns)
+
+
+def _data_notes(card, sensitivity, substitutes, published):
+    """Mark a missed cell ``data:`` (left out of the share without substitute data) where the data
+    are the explanation: on a task whose every admissible input (``sensitivity_of``) misses it too,
+    or on a task computed on stand-in data (``substitute_data``); a miss that another admissible
+    input reaches is noted ``inputs:`` and stays a miss."""
+    cell = ["paper", "table", "row", "method", "scenario", "column"]
+    if len(sensitivity):
+        for key, part in sensitivity.groupby(cell, sort=False):
+            hit = np.logical_and.reduce([card[c] == k for c, k in zip(cell, key)])
+            if not hit.any() or not card.loc[hit, "holds"].iloc[0] == False or part["setting_mean"].isna().any():  # noqa: E712
+                continue
+            part = part[part["admissible"]]                  # a setting the paper's text rules out reaches nothing
+            if not len(part):
+                continue
+            reached = part[part["setting_holds"] == True]                  # noqa: E712 (NaN-safe)
+            note = card.loc[hit, "note"].iloc[0]
+            if len(reached):
+                text = "inputs: within tolerance with " + "; ".join(
+                    f"{r.setting} ({r.setting_mean:.3g})" for r in reached.itertuples(index=False))
+            else:
+                best = part.iloc[int(np.argmin(np.abs(part["setting_mean"] - part["published_mean"])))]
+                text = (f"data: no admissible input reaches it (ours {part['ours_mean'].iloc[0]:.3g}; closest "
+                        f"{best['setting']} {best['setting_mean']:.3g}, published {best['published_mean']:.3g})")
+            card.loc[hit, "note"] = text + (f"; {note}" if note else "")
+    for (experiment, task), reason in substitutes.items():
+        rows = published[(published["experiment"] == experiment) & (published["task"] == task)]
+        if not len(rows):
+            continue
+        hit = (card["row"] == task) & (card["holds"] == False) & card["ours_mean"].notna()   # noqa: E712
+        for i in card.index[hit]:
+            note = card.at[i, "note"]
+            card.at[i, "note"] = f"data: {reason}" + (f"; {note}" if note else "")
