@@ -481,6 +481,29 @@ def test_label_and_method_fixed_give_published_settings_without_selection(tmp_pa
     assert published.parameters["grid"] == {} and published.parameters["fixed"]["lam"] == 0.3
 
 
+def test_a_sensitivity_task_is_its_base_task_with_other_inputs(tmp_path):
+    text = GOOD.replace('fixed = { kernel = "rbf", sigma = 0.5 }',
+                        'fixed = { kernel = "rbf", sigma = 0.5 }\nmethod_fixed = { rlsc = { lam = 0.3 } }')
+    text = text.replace('grid = { lam = [0.01, 1.0] }', 'tasks = ["Moons"]')
+    text = text.replace("[[methods]]", '[[tasks]]\nname = "Moons · wide"\nsensitivity_of = "Moons"\nsetting = "wide"\n'
+                        'fixed = { sigma = 2.0 }\nmethod_fixed = { rlsc = { lam = 0.5 } }\n\n[[tasks]]\n'
+                        'name = "Moons · other"\nsensitivity_of = "Moons"\nadmissible = false\n'
+                        'options = { noise = 0.2 }\n\n[[methods]]', 1)
+    exp = load_experiment(write(tmp_path, text))
+    base, wide, other = exp.configurations          # the method listed for "Moons" runs on its variants too
+    assert (wide.task, wide.parameters["dataset"], wide.parameters["l"]) == ("Moons · wide", "moons", 8)
+    assert wide.parameters["fixed"] == {"kernel": "rbf", "sigma": 2.0, "lam": 0.5}
+    assert other.parameters["options"] == {"n": 80, "rng": 0, "noise": 0.2}
+    assert other.parameters["fixed"] == base.parameters["fixed"] == {"kernel": "rbf", "sigma": 0.5, "lam": 0.3}
+    assert [(e["task"], e["of"], e["setting"], e["admissible"]) for e in exp.sensitivity] == [
+        ("Moons · wide", "Moons", "wide", True), ("Moons · other", "Moons", "Moons · other", False)]
+    with pytest.raises(ExperimentError, match=r"tasks\[1\]\.sensitivity_of = 'Mons' is not a task declared before"):
+        load_experiment(write(tmp_path, text.replace('sensitivity_of = "Moons"\nsetting', 'sensitivity_of = "Mons"\nsetting')))
+    with pytest.raises(ExperimentError, match="is itself a sensitivity task"):
+        load_experiment(write(tmp_path, text.replace('sensitivity_of = "Moons"\nadmissible',
+                                                     'sensitivity_of = "Moons · wide"\nadmissible')))
+
+
 def test_one_label_fixed_on_some_tasks_and_searched_on_others(tmp_path):
     # melacci2011's SVM: Table 9's γ_A where the paper can be read, chosen on V where it cannot
     second = GOOD.split("[[methods]]")[0].split("[[tasks]]")[1].replace('name = "Moons"', 'name = "Moons 2"')
