@@ -58,7 +58,7 @@ LABELS = ("drawn", "per-class", "all")
 #: an experiment that tests why a method misses the paper: the same cells by a variant of it (``by``)
 EXPLANATION_KEYS = {"method": str, "by": str, "hypothesis": str, "tasks": list, "results": str}
 PUBLISHED_KEYS = {"task": str, "method": str, "scenario": str, "mean": float, "sd": float, "source": str,
-                  "metric": str, "not_attempted": str}
+                  "metric": str, "not_attempted": str, "tested": str}
 #: what a published number is compared with (the refitted model's metric, or its fit time)
 PUBLISHED_METRICS = ("test_error", "unlabeled_error", "validation_error", "seconds", "n_iter")
 QUICK_KEYS = {"splits": int, "n_folds": int, "scenarios": list, "tasks": list, "methods": list, "fixed": dict,
