@@ -6,7 +6,8 @@ labelled and unlabelled points together. This module builds that graph and its L
 
 * :func:`knn_graph` -- symmetrised k-nearest-neighbour graph, ``i ~ j`` if either point is among
   the other's ``k`` nearest (exact search by scikit-learn, or approximate search by pynndescent's
-  NN-descent for large sets of many features);
+  NN-descent for large sets of many features); ties at the k-th distance go to the smaller index,
+  within a relative tolerance (:data:`KNN_TIE_RTOL`), so the graph does not depend on rounding;
 * :func:`epsilon_graph` -- ``i ~ j`` if ``d(x_i, x_j) <= radius``;
 * :func:`graph_laplacian` -- ``L = D - W`` or ``L = I - D^{-1/2} W D^{-1/2}`` of a weight matrix;
 * :func:`iterated_laplacian` -- ``L^p``, Melacci & Belkin's "iterated Laplacian" (Table 9 parameter
@@ -35,7 +36,7 @@ from toolkit._validation import check_matrix, check_option, check_rng, check_row
 
 __all__ = ["knn_graph", "knn_graph_from_kernel", "epsilon_graph", "graph_laplacian", "laplacian",
            "iterated_laplacian", "laplacian_operator", "POWER_MAX_DENSITY", "WEIGHTS", "METRICS",
-           "NEIGHBOR_SEARCHES", "choose_neighbor_search"]
+           "NEIGHBOR_SEARCHES", "choose_neighbor_search", "KNN_TIE_RTOL"]
 
 WEIGHTS = ("binary", "heat", "distance")
 METRICS = ("euclidean", "cosine", "manhattan", "sqeuclidean")
@@ -59,6 +60,23 @@ APPROXIMATE_OVERSEARCH = 3
 APPROXIMATE_MIN_CANDIDATES = 30
 #: how to install the approximate neighbour search (pynndescent), an extra of the package
 ANN_INSTALL = 'pip install "ssl-toolkit[ann]"'
+#: The tie rule of the kNN lists (:func:`knn_graph`, :func:`knn_graph_from_kernel`): distances from
+#: ``x_i`` within ``KNN_TIE_RTOL · (d_k + s_i)`` of its k-th nearest distance ``d_k`` are tied and the
+#: tie goes to the smaller index (``s_i`` the point's scale, e.g. ``||x_i||``). Far above the rounding
+#: of a distance (about 1e-16 relative, up to ``d ε ||x||² / d_k`` for a BLAS product of ``d``
+#: features), far below the gaps between distinct distances of real data (smallest relative gap at the
+#: k-th neighbour, measured: G50C 1e-6, COIL20 8e-6, USPST 6e-5; PCMAC's and USPST's exact ties
+#: aside, which are what the rule is for).
+KNN_TIE_RTOL = 1e-9
+#: The exact search returns ``k + KNN_EXTRA_CANDIDATES`` candidates per point; where the tie at the
+#: k-th distance may reach beyond them, the point's distances to every other point are computed.
+KNN_EXTRA_CANDIDATES = 8
+#: A search's distances may be off by this much, relative to ``d_k + s_i``, from the recomputed ones
+#: (scikit-learn's brute force forms ``||x||² - 2 x·z + ||z||²``): the candidates settle a tie only when
+#: the farthest of them is beyond ``d_k`` by the tie tolerance plus this margin.
+KNN_SEARCH_RTOL = 1e-6
+#: Metric codes of the compiled distance loops.
+_METRIC_CODES = {"euclidean": 0, "sqeuclidean": 0, "manhattan": 1, "cosine": 2}
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -81,8 +99,10 @@ def choose_neighbor_search(X):
     return "sklearn"
 
 
-def _nn_descent(X, neighbors, metric, rng, func):
-    """(distances, indices) of each point's ``neighbors`` approximate nearest others, by NN-descent."""
+def _nn_descent_candidates(X, neighbors, metric, rng, func):
+    """(distances, indices) of each point's approximate nearest others by NN-descent, nearest first:
+    :data:`APPROXIMATE_OVERSEARCH` × ``neighbors`` of them (at least :data:`APPROXIMATE_MIN_CANDIDATES`;
+    distances in float32)."""
     try:
         from pynndescent import NNDescent
     except ImportError as exc:
@@ -105,11 +125,171 @@ def _nn_descent(X, neighbors, metric, rng, func):
     is_self = ind == np.arange(n)[:, None]
     is_self[~is_self.any(axis=1), -1] = True
     keep = ~is_self
-    ind = ind[keep].reshape(n, candidates - 1)[:, :neighbors]
-    dist = dist[keep].reshape(n, candidates - 1)[:, :neighbors].astype(np.float64)
+    ind = ind[keep].reshape(n, candidates - 1)
+    dist = dist[keep].reshape(n, candidates - 1).astype(np.float64)
     if np.any(ind < 0):
         raise RuntimeError(f"{func}: pynndescent found fewer than {neighbors} neighbours for some points; "
                            "use neighbor_search='sklearn'.")
+    return dist, ind
+
+
+def _nn_descent(X, neighbors, metric, rng, func):
+    """(distances, indices) of each point's ``neighbors`` approximate nearest others, by NN-descent
+    (the first of :func:`_nn_descent_candidates`, in pynndescent's order)."""
+    dist, ind = _nn_descent_candidates(X, neighbors, metric, rng, func)
+    return dist[:, :neighbors], ind[:, :neighbors]
+
+
+@njit(parallel=True, cache=True)
+def _dense_pair_distances(X, rows, cols, code, out):  # pragma: no cover - compiled
+    """out[p, q] = distance of X[rows[p]] and X[cols[p, q]]: code 0 the squared Euclidean, 1 the
+    Manhattan, 2 the cosine distance. Each sum runs feature by feature in one thread (no BLAS, no
+    reassociation): the same bits on any machine and any thread count, and d(x, z) = d(z, x) exactly."""
+    d = X.shape[1]
+    for p in numba.prange(cols.shape[0]):
+        x = X[rows[p]]
+        for q in range(cols.shape[1]):
+            z = X[cols[p, q]]
+            total = 0.0
+            norm_x = 0.0
+            norm_z = 0.0
+            for f in range(d):
+                if code == 0:
+                    total += (x[f] - z[f]) * (x[f] - z[f])
+                elif code == 1:
+                    total += abs(x[f] - z[f])
+                else:
+                    total += x[f] * z[f]
+                    norm_x += x[f] * x[f]
+                    norm_z += z[f] * z[f]
+            out[p, q] = _finish_distance(total, norm_x, norm_z, code)
+
+
+@njit(parallel=True, cache=True)
+def _sparse_pair_distances(indptr, indices, data, rows, cols, code, out):  # pragma: no cover - compiled
+    """:func:`_dense_pair_distances` for CSR rows with sorted indices: the two rows merged feature by
+    feature, so the sums are those of the dense rows (a zero adds nothing)."""
+    for p in numba.prange(cols.shape[0]):
+        i = rows[p]
+        for q in range(cols.shape[1]):
+            j = cols[p, q]
+            a, a_end, b, b_end = indptr[i], indptr[i + 1], indptr[j], indptr[j + 1]
+            total = 0.0
+            norm_x = 0.0
+            norm_z = 0.0
+            while a < a_end or b < b_end:
+                if b >= b_end or (a < a_end and indices[a] < indices[b]):
+                    u, v = data[a], 0.0
+                    a += 1
+                elif a >= a_end or indices[b] < indices[a]:
+                    u, v = 0.0, data[b]
+                    b += 1
+                else:
+                    u, v = data[a], data[b]
+                    a += 1
+                    b += 1
+                if code == 0:
+                    total += (u - v) * (u - v)
+                elif code == 1:
+                    total += abs(u - v)
+                else:
+                    total += u * v
+                    norm_x += u * u
+                    norm_z += v * v
+            out[p, q] = _finish_distance(total, norm_x, norm_z, code)
+
+
+@njit(cache=True)
+def _finish_distance(total, norm_x, norm_z, code):  # pragma: no cover - compiled
+    """The distance from the sums of the loops above (cosine: ``1 - x·z / sqrt(||x||² ||z||²)`` in
+    [0, 2], 1 for a zero row, as scikit-learn's ``cosine_distances``)."""
+    if code != 2:
+        return total
+    if norm_x == 0.0 or norm_z == 0.0:
+        return 1.0
+    return min(max(1.0 - total / np.sqrt(norm_x * norm_z), 0.0), 2.0)
+
+
+def _pair_distances(X, rows, cols, metric):
+    """Distances of the points ``X[rows[p]]`` and ``X[cols[p, q]]``, shape ``cols.shape``, computed in a
+    fixed order (:func:`_dense_pair_distances`); ``X`` is a float64 array or CSR matrix with sorted indices."""
+    out = np.empty(cols.shape)
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    cols = np.ascontiguousarray(cols, dtype=np.int64)
+    code = _METRIC_CODES[metric]
+    if sp.issparse(X):
+        _sparse_pair_distances(X.indptr, X.indices, X.data, rows, cols, code, out)
+    else:
+        _dense_pair_distances(X, rows, cols, code, out)
+    return np.sqrt(out, out=out) if metric == "euclidean" else out
+
+
+def _point_scales(X, metric, sq_norms):
+    """The scale ``s_i`` of the tie rule (:data:`KNN_TIE_RTOL`): the size of point ``i`` in the metric's
+    units, what the rounding of its distances is proportional to (1 for the cosine distance)."""
+    if metric == "euclidean":
+        return np.sqrt(sq_norms)
+    if metric == "sqeuclidean":
+        return np.asarray(sq_norms, dtype=np.float64)
+    if metric == "manhattan":
+        return np.asarray(abs(X).sum(axis=1), dtype=np.float64).ravel()
+    return np.ones(X.shape[0])
+
+
+def _others(rows, n):
+    """Row p: every index of ``range(n)`` but ``rows[p]``, in increasing order; shape (len(rows), n - 1)."""
+    others = np.broadcast_to(np.arange(n - 1), (len(rows), n - 1))
+    return others + (others >= np.asarray(rows)[:, None])
+
+
+def _nearest_with_ties(dist, ind, k, scale, *, complete):
+    """The ``k`` nearest of each row's candidates by the tie rule of :func:`knn_graph`.
+
+    ``dist``, ``ind``: (m, c) candidate distances and indices, any order, ``c >= k``; ``scale``: (m,)
+    the points' ``s_i``. Returns the (m, k) distances and indices (nearer points first, a tie by index)
+    and, per row, whether the candidates settle it: ``complete`` (they are all the other points), or
+    the farthest candidate lies beyond the tie by :data:`KNN_SEARCH_RTOL`.
+    """
+    ind = np.asarray(ind, dtype=np.int64)                     # (pynndescent's are int32)
+    order = np.lexsort((ind, dist), axis=-1)                  # by distance, then by index
+    dist = np.take_along_axis(dist, order, axis=1)
+    ind = np.take_along_axis(ind, order, axis=1)
+    kth = dist[:, k - 1:k]
+    tolerance = KNN_TIE_RTOL * (kth + scale[:, None])
+    with np.errstate(invalid="ignore"):                       # inf - inf: a row of underflowed kernel values
+        nearer = dist < kth - tolerance
+        tied = ~nearer & (dist <= kth + tolerance)
+        settled = dist[:, -1:] > kth + tolerance + KNN_SEARCH_RTOL * (kth + scale[:, None])
+    rank = np.where(nearer, -1, np.where(tied, ind, np.iinfo(np.int64).max))
+    pick = np.argsort(rank, axis=1, kind="stable")[:, :k]     # the nearer in distance order, then the tie by index
+    decided = np.full(len(dist), True) if complete else settled[:, 0]
+    return np.take_along_axis(dist, pick, axis=1), np.take_along_axis(ind, pick, axis=1), decided
+
+
+#: distances computed at once for the points whose tie the candidates do not settle (their rows to
+#: every other point): 2**22 entries, 64 MiB with their indices
+_FULL_ROWS_ENTRIES = 2**22
+
+
+def _k_nearest(candidates, k, distances, scale, *, widen=True):
+    """(distances, indices), shape (n, k), of each point's ``k`` nearest by the tie rule of :func:`knn_graph`.
+
+    ``candidates`` (n, c): indices from a search, ``c >= k``, each row without its own point;
+    ``distances(rows, cols)``: the distances of the points ``rows[p]`` and ``cols[p, q]``, computed in a
+    fixed order. With ``widen``, a point whose tie at ``d_k`` may reach beyond its candidates gets its
+    distances to every other point (an exact search's candidates; not NN-descent's, which are approximate).
+    """
+    n, c = candidates.shape
+    rows = np.arange(n)
+    dist, ind, decided = _nearest_with_ties(distances(rows, candidates), candidates, k, scale,
+                                            complete=not widen or c >= n - 1)
+    undecided = np.flatnonzero(~decided)
+    step = max(1, _FULL_ROWS_ENTRIES // max(n - 1, 1))
+    for start in range(0, undecided.size, step):
+        block = undecided[start:start + step]
+        others = _others(block, n)
+        dist[block], ind[block], _ = _nearest_with_ties(distances(block, others), others, k, scale[block],
+                                                        complete=True)
     return dist, ind
 
 
@@ -130,31 +310,33 @@ def _symmetric_edges(n, rows, cols, dist):
     return r, c, np.concatenate([d, d])
 
 
-def _mean_neighbor_distance(dist):
+def _mean_neighbor_distance(dist, zero=0.0):
     """LapSVMp's default heat width σ_G: the mean of the ``n k`` distances of the directed kNN lists.
 
     ``dist`` holds each point's distances to its ``k`` neighbours before the graph is symmetrised, so
     an edge both of whose ends list the other counts twice and one listed by a single end once; zero
-    distances (duplicate points) are left out. This is ``t = mean(DI(DI~=0))`` of LapSVMp's
+    distances (duplicate points: at most ``zero``, an array broadcasting against ``dist``, e.g. each
+    point's tie tolerance :data:`KNN_TIE_RTOL` ``· s_i``, so that duplicates a few ulps apart stay
+    duplicates) are left out. This is ``t = mean(DI(DI~=0))`` of LapSVMp's
     ``adjacency.m`` (Melacci 2012), the graph of Melacci & Belkin's experiments; the mean over the
     undirected edges of the symmetrised graph is another number (about 5 % larger on COIL20(B), where
     it changed PCG's early stop from LapSVMp's 64 iterations to 112). 1.0 when every distance is 0.
     """
-    dist = np.asarray(dist, dtype=np.float64).ravel()
-    positive = dist[dist > 0]
+    dist = np.asarray(dist, dtype=np.float64)
+    positive = dist[dist > zero]
     return float(positive.mean()) if positive.size else 1.0
 
 
-def _weights(dist, weight, graph_sigma, func, directed_dist=None):
+def _weights(dist, weight, graph_sigma, func, directed_dist=None, zero=0.0):
     """Edge weights of the symmetrised edges' distances ``dist``; ``directed_dist`` (the kNN lists'
-    distances) sets the default heat width, :func:`_mean_neighbor_distance`."""
+    distances) and ``zero`` set the default heat width, :func:`_mean_neighbor_distance`."""
     if weight == "binary":
         return np.ones_like(dist)
     if weight == "distance":
         return dist.copy()
     # heat kernel weights; default width: LapSVMp's mean neighbour distance
     if graph_sigma is None:
-        graph_sigma = _mean_neighbor_distance(dist if directed_dist is None else directed_dist)
+        graph_sigma = _mean_neighbor_distance(dist if directed_dist is None else directed_dist, zero)
     else:
         graph_sigma = check_scalar(graph_sigma, "graph_sigma", func, low=0.0, low_closed=False)
     return np.exp(-(dist * dist) / (2.0 * graph_sigma * graph_sigma))
@@ -210,6 +392,29 @@ def knn_graph(X, *, neighbors=6, weight="binary", graph_sigma=None, metric="eucl
 
     Notes
     -----
+    **Ties.** Which of several points at the same distance enter a kNN list is decided by a rule,
+    not by the last bit of a distance (which depends on the BLAS library, the thread count and the
+    CPU): on data on a grid (pixels, binary or bag-of-words features, where rows with no word in
+    common are all at distance sqrt(2)) it would otherwise change the graph, and the fitted model,
+    between machines and between runs with other ``--jobs``.
+
+    1. The search proposes ``k +`` :data:`KNN_EXTRA_CANDIDATES` candidates per point; their distances
+       are recomputed from the points in a fixed order (one sum over the features per pair, the same
+       bits on every machine, ``d(x, z) = d(z, x)`` exactly).
+    2. With ``d_k`` the k-th smallest of them and ``t_i =`` :data:`KNN_TIE_RTOL` ``· (d_k + s_i)``
+       (``s_i`` the point's own size: ``||x_i||``, ``||x_i||²`` for ``"sqeuclidean"``, ``||x_i||_1``
+       for ``"manhattan"``, 1 for ``"cosine"``), the points nearer than ``d_k - t_i`` are kept and the
+       remaining places go to the points within ``t_i`` of ``d_k`` in increasing index.
+    3. Where that tie may reach beyond the candidates (the farthest is not beyond ``d_k + t_i`` by
+       :data:`KNN_SEARCH_RTOL` ``· (d_k + s_i)``), the point's distances to every other point are
+       computed and step 2 is applied to them.
+
+    The graph (edges, and weights up to rounding) is therefore the same when the inputs move by a
+    few ulps or the search runs with other threads, unless a distance lies within rounding of
+    ``d_k ± t_i``. Distances at most :data:`KNN_TIE_RTOL` ``· s_i`` count as zero (duplicates) for the
+    default heat width. With ``neighbor_search="pynndescent"`` the rule picks among NN-descent's
+    candidates (step 3 is skipped: the candidates are approximate anyway).
+
     The approximate search misses some true neighbours; its recall against the exact search
     (the share of a point's k found neighbours no farther than its exact k-th neighbour) is
     measured in ``benchmarks/bench_neighbors.py``: 94 % on SSL-book set 8 (k = 10, n = 83 679,
@@ -227,7 +432,7 @@ def knn_graph(X, *, neighbors=6, weight="binary", graph_sigma=None, metric="eucl
     """
     func = "knn_graph"
     X = check_matrix(X, "X", func)
-    check_row_norms(X, "X", func)
+    sq_norms = check_row_norms(X, "X", func)
     n = X.shape[0]
     if n < 2:
         raise ValueError(f"The 'X' parameter of {func} must have at least 2 rows to build a graph. Got {n} instead.")
@@ -238,13 +443,21 @@ def knn_graph(X, *, neighbors=6, weight="binary", graph_sigma=None, metric="eucl
     if neighbor_search == "auto":
         neighbor_search = choose_neighbor_search(X)
     if neighbor_search == "pynndescent":
-        dist, ind = _nn_descent(X, neighbors, metric, rng, func)
+        candidates = _nn_descent_candidates(X, neighbors, metric, rng, func)[1]
     else:
-        nn = _nearest_neighbors(metric).set_params(n_neighbors=neighbors).fit(X)
-        dist, ind = nn.kneighbors()                 # X=None: a point is not its own neighbour
+        search = _nearest_neighbors(metric).set_params(n_neighbors=min(n - 1, neighbors + KNN_EXTRA_CANDIDATES))
+        candidates = search.fit(X).kneighbors(return_distance=False)  # X=None: a point is not its own neighbour
+    points = sp.csr_matrix(X, dtype=np.float64, copy=True) if sp.issparse(X) else np.ascontiguousarray(X, np.float64)
+    if sp.issparse(points):
+        points.sum_duplicates()
+        points.sort_indices()
+    scale = _point_scales(X, metric, sq_norms)
+    dist, ind = _k_nearest(candidates, neighbors, lambda rows, cols: _pair_distances(points, rows, cols, metric),
+                           scale, widen=neighbor_search != "pynndescent")
     rows = np.repeat(np.arange(n), neighbors)
     r, c, d = _symmetric_edges(n, rows, ind.ravel(), dist.ravel())
-    return _csr(n, r, c, _weights(d, weight, graph_sigma, func, directed_dist=dist))
+    return _csr(n, r, c, _weights(d, weight, graph_sigma, func, directed_dist=dist,
+                                  zero=KNN_TIE_RTOL * scale[:, None]))
 
 
 @njit(parallel=True, cache=True)
@@ -253,7 +466,8 @@ def _top_k_rows(K, scale, shift, cols, vals):  # pragma: no cover - compiled
     order (a tie keeps the smaller j), their columns in ``cols[i]`` and values in ``vals[i]``.
 
     One pass over the row with the k best kept sorted: about one comparison per entry, against an
-    introselect and an n × n index array for ``np.argpartition``."""
+    introselect and an n × n index array for ``np.argpartition``. :func:`knn_graph_from_kernel` asks
+    for a few more than it keeps and settles ties among them by the rule of :func:`knn_graph`."""
     n = K.shape[0]
     k = cols.shape[1]
     for i in numba.prange(n):
@@ -310,6 +524,10 @@ def knn_graph_from_kernel(K, *, neighbors=6, sigma=None, weight="binary", graph_
     -----
     With ``sigma``: equal to :func:`knn_graph` up to ties, and up to round-off for pairs closer than
     about ``σ sqrt(2 ε)`` (ε the machine precision), whose kernel values are indistinguishable from 1.
+    Ties follow the rule of :func:`knn_graph` (within :data:`KNN_TIE_RTOL`, then by index) applied to the
+    squared distances the kernel gives, ``-log K_ij = d² / (2σ²)`` with ``s_i = 1`` (RBF) or
+    ``K_ii + K_jj - 2 K_ij`` with ``s_i = K_ii``: the kernel resolves squared distances, so pairs
+    within about ``σ sqrt(2 KNN_TIE_RTOL)`` (RBF) count as duplicates here.
     The linear kernel ``K = X Xᵀ`` gives the Euclidean graph of ``X`` (``d_ij = ||x_i - x_j||``).
 
     Examples
@@ -332,27 +550,32 @@ def knn_graph_from_kernel(K, *, neighbors=6, sigma=None, weight="binary", graph_
     sigma = check_scalar(sigma, "sigma", func, low=0.0, low_closed=False, allow_none=True)
     check_option(weight, "weight", func, WEIGHTS)
     diagonal = None if sigma is not None else np.array(np.diagonal(K), dtype=np.float64)
-    cols = np.empty((n, neighbors), dtype=np.int64)
-    vals = np.empty((n, neighbors))
+    candidates = np.empty((n, min(n - 1, neighbors + KNN_EXTRA_CANDIDATES)), dtype=np.int64)
     # one compiled pass over K: RBF, the largest K_ij are the nearest points; otherwise the largest
     # 2 K_ij - K_jj, i.e. the smallest squared feature-space distances K_ii + K_jj - 2 K_ij
-    if diagonal is None:
-        _top_k_rows(K, 1.0, np.zeros(n), cols, vals)
-        vals *= -1.0
-    else:
-        _top_k_rows(K, 2.0, diagonal, cols, vals)
-        vals *= -1.0
-        vals += diagonal[:, None]
-    if diagonal is None:
-        if not np.all(vals < 0):
-            raise ValueError(f"{func}: some rows of K have fewer than {neighbors} positive off-diagonal entries "
-                             "(the kernel underflowed); build the graph with knn_graph(X) instead.")
-        dist = sigma * np.sqrt(np.maximum(-2.0 * np.log(np.minimum(-vals, 1.0)), 0.0))
-    else:
-        dist = np.sqrt(np.maximum(vals, 0.0))
+    _top_k_rows(K, 1.0 if diagonal is None else 2.0, np.zeros(n) if diagonal is None else diagonal, candidates,
+                np.empty(candidates.shape))
+
+    def squared(rows, cols):
+        """The squared distances in the units the kernel resolves: ``d² / (2σ²) = -log K_ij`` (RBF),
+        ``K_ii + K_jj - 2 K_ij`` (feature space); the tie rule's scale is 1, respectively ``K_ii``."""
+        values = K[rows[:, None], cols].astype(np.float64)
+        if diagonal is None:
+            with np.errstate(divide="ignore"):          # K_ij = 0 (underflow): infinitely far
+                return np.maximum(-np.log(np.minimum(values, 1.0)), 0.0)
+        return np.maximum(diagonal[rows][:, None] + diagonal[cols] - 2.0 * values, 0.0)
+
+    scale = np.ones(n) if diagonal is None else np.maximum(diagonal, 0.0)
+    sq, cols = _k_nearest(candidates, neighbors, squared, scale)
+    if diagonal is None and not np.all(np.isfinite(sq)):
+        raise ValueError(f"{func}: some rows of K have fewer than {neighbors} positive off-diagonal entries "
+                         "(the kernel underflowed); build the graph with knn_graph(X) instead.")
+    unit = np.sqrt(2.0) * sigma if diagonal is None else 1.0
+    dist = unit * np.sqrt(sq)
+    zero = unit * np.sqrt(KNN_TIE_RTOL * scale[:, None])     # duplicates, as far as K tells
     rows = np.repeat(np.arange(n), neighbors)
     r, c, d = _symmetric_edges(n, rows, cols.ravel(), dist.ravel())
-    return _csr(n, r, c, _weights(d, weight, graph_sigma, func, directed_dist=dist))
+    return _csr(n, r, c, _weights(d, weight, graph_sigma, func, directed_dist=dist, zero=zero))
 
 
 def epsilon_graph(X, *, radius, weight="binary", graph_sigma=None, metric="euclidean"):
