@@ -4,7 +4,9 @@
 >>> run_experiment("quick", output="reports")                       # doctest: +SKIP
 
 Notebooks hand their metrics back through :func:`record`; :func:`read_records` reads them from an
-executed notebook. The command line is ``ssl-toolkit reproduce NAME [--quick] [--jobs N]``;
+executed notebook. The command line is ``ssl-toolkit reproduce NAME [--quick] [--jobs N]``
+(``--verify [--sample K]``: :func:`verify_experiment` reruns a sample and compares it with the committed
+``reports/NAME/splits.csv``);
 :func:`write_scorecard` (``ssl-toolkit scorecard``) scores every published cell of the papers against
 the committed per-split results (``reports/reproduction.csv`` and ``.md``).
 """
@@ -13,6 +15,7 @@ from ._experiments import (Configuration, Experiment, ExperimentError, list_expe
 from ._record import RECORD_MIME, read_records, record, show_figure
 from ._runner import RunSummary, kernel_name, render_report, run_experiment
 from ._scorecard import SCORECARD_COLUMNS, scorecard, write_scorecard
+from ._verify import Verification, compare_splits, sample_configurations, verify_experiment
 from . import _tables as tables
 
 __all__ = [
@@ -20,4 +23,5 @@ __all__ = [
     "Experiment", "Configuration", "ExperimentError", "load_experiment", "list_experiments", "notebooks_dir",
     "run_experiment", "render_report", "RunSummary", "kernel_name", "tables",
     "scorecard", "write_scorecard", "SCORECARD_COLUMNS",
+    "verify_experiment", "compare_splits", "sample_configurations", "Verification",
 ]

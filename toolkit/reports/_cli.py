@@ -1,5 +1,5 @@
 """``ssl-toolkit reproduce NAME [--quick] [--jobs N] [--output DIR] [--scheduler tcp://HOST:PORT]``,
-``reproduce --list`` and ``ssl-toolkit scorecard [--output DIR]``."""
+``reproduce NAME --verify [--sample K] [--seed S]``, ``reproduce --list`` and ``ssl-toolkit scorecard [--output DIR]``."""
 from __future__ import annotations
 
 import os
@@ -27,6 +27,15 @@ def register(subparsers) -> None:
                              "its (kernel setting, fold) jobs to that cluster (default: local, inside the kernels)")
     parser.add_argument("--strict", action="store_true",
                         help="exit with status 1 when a configuration failed (default: report it and exit 0)")
+    parser.add_argument("--verify", action="store_true",
+                        help="rerun a sample of the configurations in a temporary folder and compare every value with "
+                             "the committed DIR/NAME/splits.csv (rtol 1e-9); print the differences and exit with "
+                             "status 1 when any value differs")
+    parser.add_argument("--sample", type=_sample_size, default=None, metavar="K",
+                        help="with --verify: configurations to rerun, one per method first, drawn by --seed "
+                             "('all' for every one; default: 5)")
+    parser.add_argument("--seed", type=int, default=0, metavar="S",
+                        help="with --verify: seed of the sample (default: %(default)s)")
     parser.set_defaults(func=_reproduce)
     card = subparsers.add_parser(
         "scorecard", help="rebuild reports/reproduction.csv and .md from the committed per-split results",
@@ -37,6 +46,46 @@ def register(subparsers) -> None:
     card.add_argument("--output", default="reports", metavar="DIR",
                       help="the reports folder, relative to the current directory (default: reports)")
     card.set_defaults(func=_scorecard)
+
+
+def _sample_size(text):
+    """``--sample``: a positive int, or ``"all"`` (every configuration)."""
+    import argparse
+
+    if text == "all":
+        return "all"
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer or 'all'. Got {text!r} instead.")
+    return value
+
+
+def _verify(args) -> int:
+    """``reproduce NAME --verify``: exit status 0 when the sample reproduces the committed values, else 1."""
+    from ._verify import VERIFY_RTOL, VERIFY_SAMPLE, verify_experiment
+
+    sample = {None: VERIFY_SAMPLE, "all": None}.get(args.sample, args.sample)
+    try:
+        result = verify_experiment(args.name, output=args.output, sample=sample, seed=args.seed, quick=args.quick,
+                                   jobs=args.jobs, log=lambda message: print(message, flush=True),
+                                   scheduler=args.scheduler)
+    except FileNotFoundError as exc:
+        print(f"ssl-toolkit reproduce --verify: {exc}", file=sys.stderr)
+        return 2
+    for key, task, method, scenario, error in result.failures:
+        print(f"  failed {task} / {method} / {scenario} (configuration {key}): {error}", file=sys.stderr)
+    if result.ok:
+        print(f"verified: {result.n_compared} values of {len(result.sample) or 1} configuration(s) equal to "
+              f"{result.committed} (rtol {VERIFY_RTOL:g}); {result.seconds:.0f} s")
+        return 0
+    print(f"NOT verified: {len(result.differences)} value(s) differ from {result.committed} (rtol {VERIFY_RTOL:g}; "
+          "committed: the file's value, rerun: this machine's, NaN where a row is missing on one side):")
+    if len(result.differences):
+        print(result.table())
+    return 1
 
 
 def _scorecard(args) -> int:
@@ -67,6 +116,10 @@ def _reproduce(args) -> int:
     if args.jobs < 1:
         print(f"ssl-toolkit reproduce: --jobs must be at least 1. Got {args.jobs} instead.", file=sys.stderr)
         return 2
+    if (args.sample is not None or args.seed != 0) and not args.verify:
+        print("ssl-toolkit reproduce: --sample and --seed choose the configurations of --verify; add --verify.",
+              file=sys.stderr)
+        return 2
     if args.scheduler is not None:                 # reached once here, before any kernel starts
         from toolkit._dask import check_scheduler, dask_client
 
@@ -75,6 +128,12 @@ def _reproduce(args) -> int:
                 pass
         except (OSError, ValueError, ImportError) as exc:
             print(f"ssl-toolkit reproduce --scheduler: {exc}", file=sys.stderr)
+            return 2
+    if args.verify:
+        try:
+            return _verify(args)
+        except ExperimentError as exc:
+            print(f"error: {exc}", file=sys.stderr)
             return 2
     try:
         summary = run_experiment(args.name, output=args.output, quick=args.quick, jobs=args.jobs,
