@@ -14,7 +14,7 @@ from ._experiments import (Configuration, Experiment, ExperimentError, list_expe
                            notebooks_dir)
 from ._record import RECORD_MIME, read_records, record, show_figure
 from ._runner import RunSummary, kernel_name, render_report, run_experiment
-from ._scorecard import SCORECARD_COLUMNS, scorecard, write_scorecard
+from ._scorecard import SCORECARD_COLUMNS, cell_holds, headline, scorecard, write_scorecard
 from ._verify import Verification, compare_splits, sample_configurations, verify_experiment
 from . import _tables as tables
 
@@ -22,6 +22,6 @@ __all__ = [
     "record", "read_records", "show_figure", "RECORD_MIME",
     "Experiment", "Configuration", "ExperimentError", "load_experiment", "list_experiments", "notebooks_dir",
     "run_experiment", "render_report", "RunSummary", "kernel_name", "tables",
-    "scorecard", "write_scorecard", "SCORECARD_COLUMNS",
+    "scorecard", "write_scorecard", "SCORECARD_COLUMNS", "cell_holds", "headline",
     "verify_experiment", "compare_splits", "sample_configurations", "Verification",
 ]

@@ -89,14 +89,10 @@ def _verify(args) -> int:
 
 
 def _scorecard(args) -> int:
-    from ._scorecard import write_scorecard
+    from ._scorecard import headline, write_scorecard
 
     card = write_scorecard(args.output)
-    attempted = card[card["ours_mean"].notna()]
-    with_sd = attempted[attempted["published_sd"] > 0]
-    within = int((with_sd["sd_distance"] <= 1).sum())
-    print(f"scorecard: {len(attempted)} of {len(card)} published cells attempted, {within} of {len(with_sd)} "
-          f"within one published sd")
+    print(f"scorecard: {headline(card)}")
     print(f"written: {args.output}/reproduction.csv, {args.output}/reproduction.md")
     return 0
 
