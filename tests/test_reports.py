@@ -586,23 +586,38 @@ def test_sample_published_csv_is_what_the_runner_writes_for_quick():
 
 def test_melacci2011_uses_the_published_parameters_without_selection():
     exp = load_experiment("melacci2011")
-    by = {(c.task.split(" [")[0], c.method): c.parameters for c in exp.configurations}
-    assert {m for _, m in by} == {"svc", "rlsc", "laprlsc", "lapsvm", "lapsvm (PCG)", "lapsvm (PCG validation)",
-                                  "lapsvm (PCG mixed)", "lapsvm_dual", "laprlsc (PCG)", "laprlsc (PCG validation)",
+    inputs = {e["task"] for e in exp.sensitivity}
+    by = {(c.task.split(" [")[0], c.method): c.parameters for c in exp.configurations if c.task not in inputs}
+    assert {m for _, m in by} == {"svm", "rlsc", "svc (scikit-learn)", "laprlsc", "lapsvm", "lapsvm (PCG)",
+                                  "lapsvm (PCG validation)", "lapsvm (PCG mixed)", "lapsvm_dual", "laprlsc (PCG)",
+                                  "laprlsc (PCG validation)",
                                   "laprlsc (PCG mixed)",                  # LapRLSC by PCG: Table 8, PCMAC only
-                                  "laprlsc (D - W)", "lapsvm (D - W)",    # the COIL20 explanation experiment
                                   "lapsvm (PCG, Newton's parameters)",    # Table 12: PCG at Table 9's values
                                   "lapsvm (PCG validation, Newton's parameters)",
                                   "lapsvm (PCG mixed, Newton's parameters)"}
     assert {t for t, m in by if m.startswith("laprlsc (PCG")} == {"PCMAC"}
-    assert {t for t, m in by if m.endswith("(D - W)")} == {"COIL20(B)", "COIL20"}
-    assert all(p["fixed"]["normalized"] is False for (t, m), p in by.items() if m.endswith("(D - W)"))
+    # Table 4's SVM and RLSC: the gamma_I = 0 case of the primal methods, no bias, Table 9's gamma_A where
+    # it can be read, else chosen on V over the paper's grid; scikit-learn's SVC the labelled variant
+    for task in ("G50C", "COIL20(B)", "PCMAC", "USPST(B)", "COIL20", "USPST"):
+        svm, rlsc = by[(task, "svm")], by[(task, "rlsc")]
+        assert (svm["method"], svm["fixed"]["gamma_I"], svm["fixed"]["method"]) == ("lapsvm", 0.0, "newton")
+        assert (rlsc["method"], rlsc["fixed"]["gamma_I"], rlsc["fixed"]["method"]) == ("laprlsc", 0.0, "direct")
+        assert svm["fixed"]["intercept"] is False and rlsc["fixed"]["intercept"] is False
+    assert by[("G50C", "svm")]["fixed"]["gamma_A"] == 0.1 and by[("PCMAC", "svm")]["fixed"]["gamma_A"] == 1e-6
+    assert by[("COIL20(B)", "svm")]["grid"] == {"gamma_A": [1e-6, 1e-4, 1e-2, 1e-1, 1.0, 10.0, 100.0]}
+    assert by[("G50C", "rlsc")]["grid"] == by[("COIL20(B)", "svm")]["grid"]
+    assert (by[("COIL20", "rlsc")]["grid"], by[("COIL20", "rlsc")]["fixed"]["gamma_A"]) == ({}, 1e-6)
     explained = {(e["method"], e["by"]) for e in exp.explanations if "results" not in e}
-    assert explained == {("laprlsc", "laprlsc (D - W)"), ("lapsvm", "lapsvm (D - W)")}
+    assert explained == {("svm", "svc (scikit-learn)")}
+    # COIL20's open inputs: every COIL20 method on each setting, L = D - W reported as outside the text
+    assert {(e["of"].split(" [")[0], e["setting"], e["admissible"]) for e in exp.sensitivity} >= {
+        ("COIL20", "L = D - W", False), ("COIL20(B)", "heat width σ = 0.6", True)}
+    for e in exp.sensitivity:
+        assert ({c.method for c in exp.configurations if c.task == e["task"]}
+                == {c.method for c in exp.configurations if c.task == e["of"]})
     # every Laplacian method LapSVMp has is also set beside LapSVMp's own run on the same splits
     peer = {e["method"] for e in exp.explanations if "results" in e}
-    assert peer == {m for _, m in by if m.startswith(("laprlsc", "lapsvm")) and m != "lapsvm_dual"
-                    and "(D - W)" not in m and not m.startswith("laprlsc (PCG")}
+    assert peer == {m for _, m in by if m.startswith(("laprlsc", "lapsvm")) and m != "lapsvm_dual"}
     for (task, method), p in by.items():
         assert p["scenario"] == "validation" and p["protocol"] == "melacci-belkin" and p["n_splits"] == 12
         if method.startswith(("laprlsc", "lapsvm")) and method != "lapsvm_dual":  # Tables 9-10: fixed, no grid
@@ -627,11 +642,12 @@ def test_melacci2011_uses_the_published_parameters_without_selection():
             assert (fixed["gamma_A"], fixed["gamma_I"], fixed["stop"], fixed["method"]) == \
                 (newton["gamma_A"], newton["gamma_I"], stop, "pcg")
     for task in ("COIL20(B)", "COIL20"):  # σ = 0.6 of Table 9 is meant for unit-norm images
-        assert all(by[(task, m)]["options"] == {"normalize": "unit"} for m in ("svc", "lapsvm", "laprlsc"))
+        assert all(by[(task, m)]["options"] == {"normalize": "unit"} for m in ("svm", "svc (scikit-learn)", "lapsvm", "laprlsc"))
     # every configuration has the paper's test error beside it, and Table 6's times for the LapSVMs
     cells = {(e["task"], e["method"], e.get("metric")) for e in exp.published if "not_attempted" not in e}
+    variants = {e["by"] for e in exp.explanations}
     for c in exp.configurations:
-        if c.method.endswith("(D - W)"):       # explanation variants: no published number of their own
+        if c.method in variants or c.task in inputs:   # explanation variants, input settings: no number of their own
             continue
         assert (c.task, c.method, "test_error") in cells, (c.task, c.method)
         if (c.method.startswith("lapsvm") or c.method.startswith("laprlsc (PCG")) \
@@ -641,7 +657,7 @@ def test_melacci2011_uses_the_published_parameters_without_selection():
     absent = [e for e in exp.published if "not_attempted" in e]
     assert {e["task"].split(" [")[0] for e in absent} == {"MNIST3VS8", "FACEMIT"}
     assert {e["source"].split(", ")[1].split(" (")[0] for e in absent} == {"Table 4", "Table 5", "Table 6", "Table 7",
-                                                                             "Table 12"}
+                                                                             "Table 11", "Table 12"}
 
 
 def test_gieseke2012_declares_both_scenarios_of_tables_2_and_3():
