@@ -134,7 +134,7 @@ def test_the_user_guide_has_a_page_per_family(site):
         text = (guide / f"{page}.html").read_text(encoding="utf-8")
         assert 'class="math' in text, f"user_guide/{page}: no formula"
     scorecard = (guide / "reproducing.html").read_text(encoding="utf-8")
-    assert "published cells attempted" in scorecard              # reports/reproduction.md is included
+    assert "scored cells hold" in scorecard                      # reports/reproduction.md is included
 
 
 def test_every_gallery_example_ran_and_drew_a_figure(site):

@@ -29,8 +29,9 @@ def session(tmp_path_factory, mirror_dir):
 def declared(name, task, method, scenario=None):
     """The parameters of one declared configuration (task named by the start of its label)."""
     exp = load_experiment(name)
+    inputs = {e["task"] for e in exp.sensitivity}       # the input-sensitivity copies of a task are not it
     (config,) = [c for c in exp.configurations if c.task.startswith(task) and c.method == method
-                 and scenario in (None, c.scenario)]
+                 and scenario in (None, c.scenario) and c.task not in inputs]
     return dict(config.parameters)
 
 
