@@ -548,6 +548,27 @@ def test_select_records_a_one_vs_all_models_iterations_per_binary_problem():
     assert refit["value"].iloc[0] == pytest.approx(np.mean(steps)) and sel.refit_n_iter == steps.max()
 
 
+def test_select_records_line_search_iterations_per_pcg_iteration():
+    """Melacci & Belkin's Table 6 "LS Iters": the linear pieces the exact line searches examine, per PCG
+    iteration, over every binary problem of a one-vs-all model trained separately."""
+    from toolkit.selection import select
+
+    Xl, yl, Xu, yu = blobs3(3)
+    X, y = np.vstack([Xl, Xu]), np.r_[yl, yu]
+    split = {"labeled": np.arange(6), "unlabeled": np.arange(6, 60), "test": np.arange(60, 90)}
+    fixed = dict(kernel="rbf", sigma=1.0, neighbors=5, weight="binary", degree=1, method="pcg", stop=None,
+                 gamma_A=1e-2, gamma_I=1.0, one_vs_all="separate")
+    sel = select("lapsvm", X, y, split, grid={}, fixed=fixed, scenario="test-set", rng=0, progress=False)
+    rows = sel.results[sel.results["fold"].astype(str) == "refit"].set_index("metric")["value"]
+    fit = lapsvm(Xl, yl, X[6:60], **{k: v for k, v in fixed.items() if k != "kernel"})
+    assert fit.n_line_search > 0
+    assert rows["line_search_per_iter"] == pytest.approx(fit.n_line_search / np.sum(fit.n_iter_per_problem))
+    # Newton with full steps searches no line: no such row
+    newton = select("lapsvm", X, y, split, grid={}, fixed={**fixed, "method": "newton", "line_search": False},
+                    scenario="test-set", rng=0, progress=False)
+    assert "line_search_per_iter" not in set(newton.results["metric"])
+
+
 # ------------------------------------------------------------------------------ bad input
 @pytest.mark.parametrize("change, match", [
     (dict(neighbors=60), "'neighbors' parameter of lapsvm"),

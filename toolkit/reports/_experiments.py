@@ -60,7 +60,7 @@ EXPLANATION_KEYS = {"method": str, "by": str, "hypothesis": str, "tasks": list, 
 PUBLISHED_KEYS = {"task": str, "method": str, "scenario": str, "mean": float, "sd": float, "source": str,
                   "metric": str, "not_attempted": str, "tested": str}
 #: what a published number is compared with (the refitted model's metric, or its fit time)
-PUBLISHED_METRICS = ("test_error", "unlabeled_error", "validation_error", "seconds", "n_iter")
+PUBLISHED_METRICS = ("test_error", "unlabeled_error", "validation_error", "seconds", "n_iter", "line_search_per_iter")
 QUICK_KEYS = {"splits": int, "n_folds": int, "scenarios": list, "tasks": list, "methods": list, "fixed": dict,
               "thin": int, "parameters": dict}
 NOTEBOOK_KEYS = {"title", "description", "references", "notebook", "parameters", "quick", "published"}

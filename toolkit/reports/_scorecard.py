@@ -43,16 +43,16 @@ def cell_holds(published_mean, published_sd, ours_mean):
         return np.where(np.isnan(ours), False, distance <= tolerance)
 #: Columns of the committed per-split results ``reports/NAME/splits.csv``.
 SPLIT_COLUMNS = ["experiment", "task", "method", "scenario", "split", "metric", "value"]
-_REFIT_METRICS = ("test_error", "unlabeled_error", "validation_error", "n_iter")
+_REFIT_METRICS = ("test_error", "unlabeled_error", "validation_error", "n_iter", "line_search_per_iter")
 _SOURCE = re.compile(r"^(?P<authors>.+?)(?: \((?P<year>\d{4})\))?, (?P<table>(?:Table|Figure|Fig\.) [^ (]+)"
                      r"(?: \((?P<column>[^)]*)\))?")
 
 
 def split_values(experiment: str, results):
     """The per-split values the scorecard needs, from an experiment's tidy ``results``: the refit's
-    test, unlabelled and validation errors (%) and its iterations (``n_iter``: PCG iterations, Newton
-    steps). Only what the code computes, the same on every machine: committed as ``splits.csv``, so a
-    rerun leaves it unchanged. The training times are :func:`split_timings`."""
+    test, unlabelled and validation errors (%), its iterations (``n_iter``: PCG iterations, Newton
+    steps) and line-search iterations per iteration (``line_search_per_iter``). Only what the code
+    computes, the same on every machine: committed as ``splits.csv``, so a rerun leaves it unchanged. The training times are :func:`split_timings`."""
     refit = results[results["fold"].astype(str) == "refit"]
     errors = refit[refit["metric"].isin(_REFIT_METRICS)]
     out = errors.assign(experiment=experiment)[SPLIT_COLUMNS]

@@ -493,6 +493,12 @@ def _refit_scores(model, X, y, idx, known_unlabeled):
     # iterations / restarts / events of the refit; a one-vs-all model's per binary problem, averaged
     per_problem = getattr(model, "n_iter_per_problem", None)
     extra.append(("n_iter", float(np.mean(per_problem)) if per_problem is not None else int(n_iter)))
+    # an iterative solver's line-search iterations (the linear pieces its exact line searches examine)
+    # per iteration, over every binary problem (Melacci & Belkin's Table 6 "LS Iters")
+    n_line_search = getattr(model, "n_line_search", None)
+    if isinstance(n_line_search, (numbers.Integral, np.integer)) and n_line_search > 0:
+        iterations = float(np.sum(per_problem)) if per_problem is not None else float(n_iter)
+        extra.append(("line_search_per_iter", n_line_search / max(iterations, 1.0)))
     return extra, int(n_iter)
 
 
