@@ -64,7 +64,8 @@ def test_melacci2011_fixed_table10_parameters_without_selection(tmp_path, sessio
     assert results["params"].nunique() == 1
     assert '"gamma_A": 0.1, "gamma_I": 10.0' in results["params"].iloc[0]
     refit = results.query("fold == 'refit'")
-    assert set(refit["metric"]) == {"test_error", "unlabeled_error", "validation_error", "n_iter", "solve_seconds"}
+    assert set(refit["metric"]) == {"test_error", "unlabeled_error", "validation_error", "n_iter", "solve_seconds",
+                                    "line_search_per_iter"}     # PCG: its line searches per iteration (Table 6)
     assert refit.query("metric == 'n_iter'")["value"].iloc[0] >= 1          # PCG iterations of the refit
     assert records["test_error_mean"] < 15  # Table 7: 7.27 ± 2.87 %
 
