@@ -217,6 +217,13 @@ def test_every_method_is_one_registry_entry():
     assert {"rlsc", "svc"} <= set(available_methods())
 
 
+def test_a_fixed_parameter_leaves_the_default_grid(moons):
+    """Without a grid the method's default one is searched, except what the caller fixes: the caller's value."""
+    X, y, split = moons
+    sel = select("rlsc", X, y, split, fixed={"kernel": "linear", "lam": 5.0}, n_folds=2, progress=False)
+    assert set(sel.results["params"]) == {sel.results["params"].iloc[0]} and '"lam": 5.0' in sel.results["params"].iloc[0]
+
+
 def test_select_bad_input(moons):
     X, y, split = moons
     with pytest.raises(ValueError, match="Unknown method 'nope'. Valid methods:.*rlsc"):
@@ -225,6 +232,10 @@ def test_select_bad_input(moons):
         select("rlsc", X, y, split, grid={"C": [1.0]})
     with pytest.raises(ValueError, match="scenario"):
         select("rlsc", X, y, split, scenario="oracle")
+    # a parameter both searched and fixed is refused by name (it used to be searched, the fixed value lost)
+    with pytest.raises(ValueError, match=r"'grid' and 'fixed' parameters of select both set 'lam'.*\[5.0\]"):
+        select("rlsc", X, y, split, grid={"lam": [0.1, 1.0]}, fixed={"kernel": "linear", "lam": 5.0}, n_folds=2,
+               progress=False)
     with pytest.raises(ValueError, match="lam"):  # the solver's own message for a value outside its domain
         select("rlsc", X, y, split, grid={"lam": [-1.0]}, fixed={"kernel": "linear"}, n_folds=2, progress=False)
     one_class = Indices(np.flatnonzero(y[:16] > 0)[:3], split.unlabeled, split.test)

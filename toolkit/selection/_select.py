@@ -565,7 +565,8 @@ def _check_data(X, y, idx, scenario, refit, method):
 def _check_grid(m, grid, fixed):
     """The parameter grid and fixed parameters of :func:`select`: mappings of known names, no empty value list."""
     func = "select"
-    grid = m.grid if grid is None else grid
+    default = grid is None
+    grid = m.grid if default else grid
     if not isinstance(grid, Mapping):
         raise TypeError(f"The 'grid' parameter of {func} must be a mapping of parameter -> values. "
                         f"Got {type(grid).__name__} instead.")
@@ -578,6 +579,13 @@ def _check_grid(m, grid, fixed):
         if name not in m.valid_params:
             raise ValueError(f"Unknown parameter {name!r} for method {m.name!r}. "
                              f"Valid parameters: {', '.join(m.valid_params)}.")
+    both = sorted(set(grid) & set(fixed))
+    if both and default:       # the method's default grid searches what the caller fixed: the caller's value
+        grid = {name: values for name, values in grid.items() if name not in fixed}
+    elif both:
+        raise ValueError(f"The 'grid' and 'fixed' parameters of {func} both set {', '.join(map(repr, both))}: a "
+                         f"parameter is either searched or fixed. Got grid values {[grid[b] for b in both]} and "
+                         f"fixed values {[fixed[b] for b in both]} instead.")
     for name, values in grid.items():
         if isinstance(values, (list, tuple, np.ndarray)) and len(values) == 0:
             raise ValueError(f"The 'grid' parameter of {func} must give at least one value for every parameter "
