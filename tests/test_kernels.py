@@ -169,6 +169,13 @@ def test_width_heuristic_is_bounding_box_diagonal():
     assert kernels.width_heuristic(sp.csr_matrix(X)) == pytest.approx(expected)
 
 
+@pytest.mark.parametrize("X", [np.ones((1, 3)), np.ones((5, 3))], ids=["one row", "identical rows"])
+def test_width_heuristic_refuses_a_zero_width(X):
+    # a zero width would make every RBF kernel the identity, silently
+    with pytest.raises(ValueError, match=r"'X' parameter of width_heuristic needs at least two distinct rows"):
+        kernels.width_heuristic(X)
+
+
 @pytest.mark.parametrize("call, match", [
     (lambda: kernels.rbf_kernel(np.ones((2, 2)), sigma=0.0), r"'sigma' parameter of rbf_kernel .* Got 0.0"),
     (lambda: kernels.rbf_kernel(np.ones((2, 2)), sigma=-1.0), r"'sigma'.*\(0.0, inf\)"),

@@ -568,6 +568,9 @@ def width_heuristic(X):
     if not np.isfinite(s):
         raise ValueError("The 'X' parameter of width_heuristic spans a bounding box whose diagonal overflows "
                          "float64. Scale the features, e.g. standardise the columns.")
+    if s == 0.0:           # a width of 0 makes every RBF kernel the identity: refuse it rather than return it
+        raise ValueError(f"The 'X' parameter of width_heuristic needs at least two distinct rows (the width is the "
+                         f"diagonal of their bounding box). Got {X.shape[0]} row(s), all equal, instead.")
     return s
 
 
