@@ -709,6 +709,12 @@ def test_rlsc_path_reads_two_labels_as_classes_and_real_targets_as_regression():
     assert reg01.classes is None
     np.testing.assert_allclose(reg01.coef(lam), np.linalg.solve(K + lam * n * np.eye(n), y01), rtol=1e-8, atol=1e-10)
     assert rlsc_path(K, y01, n_lambdas=20, task="classification").classes.tolist() == [0.0, 1.0]
+    # one distinct value (one class, or one labelled point) is neither read as classes nor, silently, as a
+    # constant regression: refused naming y and the classes; task="regression" fits the constant on request
+    for K1, y1 in ((K, np.ones(n)), (K[:1, :1], y[:1])):
+        with pytest.raises(ValueError, match=r"'y' parameter of rlsc_path holds one distinct value .*two classes"):
+            rlsc_path(K1, y1, n_lambdas=5)
+    assert rlsc_path(K, np.ones(n), n_lambdas=5, task="regression").classes is None
     with pytest.raises(ValueError, match=r"The 'task' parameter of rlsc_path must be one of 'auto', "):
         rlsc_path(K, y, task="binary")
     with pytest.raises(TypeError, match=r"The 'y' parameter of rlsc_path must be a numeric array"):

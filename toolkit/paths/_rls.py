@@ -301,7 +301,13 @@ def _targets(y, task, func):
         raw = None
     if raw is None or raw.dtype.kind in "biufc" or task == "regression":
         targets = check_matrix(y, "y", func, accept_sparse=False, ndim=1)
-        if task == "regression" or (task == "auto" and np.unique(targets).size != 2):
+        distinct = np.unique(targets).size
+        if task == "auto" and distinct < 2:
+            raise ValueError(f"The 'y' parameter of {func} holds one distinct value ({targets[0]!r} on {targets.size} "
+                             "point(s)): a classifier needs two classes, and task='auto' will not read a constant "
+                             "as regression targets. Pass labels of both classes, or task='regression' to fit the "
+                             "constant.")
+        if task == "regression" or (task == "auto" and distinct != 2):
             return targets.copy(), None
     classes, coded = encode_binary_labels(y, "y", func)
     return coded, classes
