@@ -93,6 +93,10 @@ def test_split_errors_quote_counts():
         data.split(y, l=10, t=76, rng=0)
     with pytest.raises(TypeError, match="'l' parameter of split must be an int"):
         data.split(y, l=2.5, rng=0)
+    # one class: nothing to classify (it used to draw a split silently)
+    with pytest.raises(ValueError, match=r"'dataset' parameter of split must hold at least two classes .*Got one "
+                                         r"class, 1.0, on 20 rows"):
+        data.split(np.ones(20), l=2, rng=0)
     with pytest.raises(ValueError, match="'dataset' parameter of split"):
         data.split(np.zeros((3, 3)), l=2, rng=0)
     with pytest.raises(ValueError, match=r"The 'n_train' parameter of split must be an int in \[1, 149\]\. Got 150"):

@@ -171,6 +171,9 @@ def split(dataset, *, l, u=None, t=None, n_train=None, stratify=False, rng=None)
     func = "split"
     y = _labels(dataset, func)
     classes = np.unique(y)
+    if len(classes) < 2:
+        raise ValueError(f"The 'dataset' parameter of {func} must hold at least two classes (a split draws labelled "
+                         f"points of every class). Got one class, {classes[0].item()!r}, on {len(y)} rows instead.")
     n = len(y)
     n_train = n // 2 if n_train is None else check_scalar(n_train, "n_train", func, kind=numbers.Integral,
                                                           low=1, high=max(n - 1, 1))
