@@ -73,18 +73,26 @@ def test_sigma_rule_must_be_known():
 # ----------------------------------------------------------------------------- the defaults
 @pytest.mark.parametrize("func, estimator", [(lapsvm, LapSVM), (laprlsc, LapRLSC)])
 def test_estimator_defaults_equal_the_functions(func, estimator):
+    from toolkit.manifold._solvers import GRAPH_DEFAULTS
+
     function = inspect.signature(func).parameters
     for name, parameter in inspect.signature(estimator).parameters.items():
         if name in function:
-            assert parameter.default == function[name].default, name
+            default = function[name].default
+            if name == "degree" and default is None:    # the function's None: 2 for the graph it builds
+                default = GRAPH_DEFAULTS["degree"]
+            assert parameter.default == default, name
 
 
 def test_the_registry_graph_defaults_are_the_functions():
     from toolkit._methods import GRAPH_PARAMS
 
+    from toolkit.manifold._solvers import GRAPH_DEFAULTS
+
     function = inspect.signature(lapsvm).parameters
     for name, value in GRAPH_PARAMS.items():
-        assert function[name].default == value, name
+        assert (GRAPH_DEFAULTS[name] if function[name].default is None and name == "degree"
+                else function[name].default) == value, name
 
 
 def test_defaults_separate_pixel_data_where_a_unit_width_warns():

@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 from scipy import optimize
 
-from toolkit import lapsvm, laprlsc, lapsvm_dual
+from toolkit import lapsvm, laprlsc, lapsvm_dual, laplacian_svm_path
 from toolkit.manifold._core import exact_line_search
 from toolkit.manifold._reference import knn_laplacian, lbfgs_reference, numpy_pcg, primal_objective
 from toolkit.graphs import laplacian, laplacian_operator
@@ -415,9 +415,10 @@ def test_stability_check_agrees_with_newton_on_decisions():
 
 def test_float32_kernel_and_laplacian_operator_give_the_same_model():
     X, y = moons(100, 21)
-    kw = dict(sigma=0.4, gamma_A=1e-2, gamma_I=1.0, neighbors=6, weight="binary", degree=3, stop=None, tol=1e-8)
-    r64 = lapsvm(X[:6], y[:6], X[6:], **kw)            # binary weights: the graph of L1 below
-    r32 = lapsvm(X[:6], y[:6], X[6:], dtype="float32", **{**kw, "tol": 1e-4})
+    kw = dict(sigma=0.4, gamma_A=1e-2, gamma_I=1.0, stop=None, tol=1e-8)
+    graph = dict(neighbors=6, weight="binary", degree=3)
+    r64 = lapsvm(X[:6], y[:6], X[6:], **graph, **kw)            # binary weights: the graph of L1 below
+    r32 = lapsvm(X[:6], y[:6], X[6:], dtype="float32", **graph, **{**kw, "tol": 1e-4})
     assert np.mean(r32.predict(X) == r64.predict(X)) >= 0.99
     assert r32.objective == pytest.approx(r64.objective, rel=1e-3)
     L1 = laplacian(X, neighbors=6)
@@ -652,13 +653,33 @@ def test_the_solvers_build_the_iterated_laplacian_of_graphs(solver, weight, powe
     (heat weights at p = 1: the exactly symmetric L; p = 4 on 60 points: the matrix-free operator)."""
     from toolkit.graphs import POWER_MAX_DENSITY
     X, y = moons(60, 31)
-    kw = dict(sigma=0.4, gamma_A=1e-2, gamma_I=1.0, neighbors=5, weight=weight, degree=power)
+    model = dict(sigma=0.4, gamma_A=1e-2, gamma_I=1.0)
     L = laplacian(X, neighbors=5, weight=weight, degree=power, max_density=POWER_MAX_DENSITY)
     assert isinstance(L, sp.linalg.LinearOperator) == (power == 4)
-    own = solver(X[:6], y[:6], X[6:], **kw)
-    given = solver(X[:6], y[:6], X[6:], laplacian_matrix=L, **kw)
+    own = solver(X[:6], y[:6], X[6:], neighbors=5, weight=weight, degree=power, **model)
+    given = solver(X[:6], y[:6], X[6:], laplacian_matrix=L, **model)          # L^p as given
+    assert given.params["laplacian_matrix"] == "given" and given.params["degree"] is None
     np.testing.assert_array_equal(own.alpha, given.alpha)
     np.testing.assert_array_equal(own.b, given.b)
+    # a given L (p = 1) raised by the solver to `degree`: the same model again, and recorded
+    L1 = laplacian(X, neighbors=5, weight=weight)
+    raised = solver(X[:6], y[:6], X[6:], laplacian_matrix=L1, degree=power, **model)
+    assert raised.params["degree"] == power
+    np.testing.assert_array_equal(own.alpha, raised.alpha)
+    np.testing.assert_array_equal(own.b, raised.b)
+
+
+@pytest.mark.parametrize("solver", [lapsvm, laprlsc, lapsvm_dual, laplacian_svm_path])
+@pytest.mark.parametrize("idle", [{"neighbors": 3}, {"weight": "distance"}, {"normalized": False},
+                                  {"graph_sigma": 0.5}, {"metric": "cosine"}, {"neighbor_search": "sklearn"}])
+def test_graph_arguments_next_to_a_given_laplacian_are_refused_by_name(solver, idle):
+    """With laplacian_matrix the graph is given: an argument that would build one is refused, never
+    ignored and recorded (issue 26: degree=3 was ignored and recorded as 3)."""
+    X, y = moons(40, 33)
+    L = laplacian(X, neighbors=5)
+    name, value = next(iter(idle.items()))
+    with pytest.raises(ValueError, match=rf"{name}={value!r}.*cannot act when 'laplacian_matrix' is given"):
+        solver(X[:6], y[:6], X[6:], sigma=0.4, laplacian_matrix=L, **idle)
 
 
 @pytest.mark.parametrize("power", [1, 2, 4])

@@ -50,7 +50,10 @@ def test_public_solvers_use_the_one_name_of_each_quantity(name):
         from toolkit._methods import GRAPH_PARAMS
         assert GRAPH_PARAMS == dict(neighbors=10, degree=2, normalized=True, weight="heat", graph_sigma=None,
                                     metric="euclidean")
-        assert defaults == GRAPH_PARAMS
+        # degree=None: 2 (the registry's) for the graph built there, a given laplacian_matrix as given
+        assert defaults == {**GRAPH_PARAMS, "degree": None}
+        from toolkit.manifold._solvers import GRAPH_DEFAULTS
+        assert {k: GRAPH_DEFAULTS[k] for k in GRAPH_PARAMS} == GRAPH_PARAMS
     elif defaults:                                            # the building blocks' plain graph
         block = inspect.signature(toolkit.graphs.laplacian).parameters
         assert defaults == {k: block[k].default for k in defaults}
@@ -77,7 +80,7 @@ def test_manifold_solvers_fit_the_same_model_from_kernel_rows(solver):
     Xl, yl, Xu, _ = _data()
     X = np.vstack([Xl, Xu])
     L = laplacian(X, neighbors=5)
-    kw = dict(gamma_A=1e-2, gamma_I=1.0, neighbors=5, laplacian_matrix=L)
+    kw = dict(gamma_A=1e-2, gamma_I=1.0, laplacian_matrix=L)
     if solver is not lapsvm_dual:
         kw.update(method="newton" if solver is lapsvm else "direct")
     raw = solver(Xl, yl, Xu, kernel="rbf", sigma=0.8, **kw)
@@ -150,7 +153,7 @@ def test_laplacian_path_speaks_lapsvm_duals_weights():
     k = path.breakpoints.size // 2
     np.testing.assert_allclose(path.gamma_A, path.breakpoints / 2)
     np.testing.assert_allclose(path.gamma_I, 3.0 * path.breakpoints / 2)
-    dual = lapsvm_dual(Xl, yl, Xu, sigma=1.0, gamma_A=path.gamma_A[k], gamma_I=path.gamma_I[k], neighbors=5,
+    dual = lapsvm_dual(Xl, yl, Xu, sigma=1.0, gamma_A=path.gamma_A[k], gamma_I=path.gamma_I[k],
                        laplacian_matrix=path.laplacian_matrix, tol=1e-10)
     np.testing.assert_allclose(dual.decision_function(Xu), path.decision_function(Xu, path.breakpoints[k]),
                                atol=1e-5)

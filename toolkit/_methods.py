@@ -319,6 +319,12 @@ def _laplacian_of(Xl, Xu, params, graphs):
     return build() if graphs is None else graphs.get(X_all, graph, build)
 
 
+def _given_graph(params):
+    """``params`` without the graph's arguments: the solver receives the ``L^p`` built from them
+    (``laplacian_matrix``, used as given), so they would have nothing left to act on there."""
+    return {k: v for k, v in params.items() if k not in GRAPH_PARAMS and k != "neighbor_search"}
+
+
 def _low_rank_kernel(kernel):
     """The low-rank model's kernel arguments: by name (it computes K(X, Z) by row blocks itself,
     nothing n × n to cache) instead of the selection's caching callable."""
@@ -335,7 +341,8 @@ def _fit_lapsvm(Xl, yl, Xu, *, kernel, rng, graphs=None, validation=None, **para
         params.pop("x0", None)
         return lapsvm(Xl, yl, Xu, **_low_rank_kernel(kernel), rng=rng, validation=validation, **params)
     L = _laplacian_of(Xl, Xu, params, graphs)
-    return lapsvm(Xl, yl, Xu, kernel=kernel.for_solver(), laplacian_matrix=L, validation=validation, **params)
+    return lapsvm(Xl, yl, Xu, kernel=kernel.for_solver(), laplacian_matrix=L, validation=validation,
+                  **_given_graph(params))
 
 
 def _fit_laprlsc(Xl, yl, Xu, *, kernel, rng, graphs=None, validation=None, **params):
@@ -345,14 +352,15 @@ def _fit_laprlsc(Xl, yl, Xu, *, kernel, rng, graphs=None, validation=None, **par
         params.pop("x0", None)
         return laprlsc(Xl, yl, Xu, **_low_rank_kernel(kernel), rng=rng, validation=validation, **params)
     L = _laplacian_of(Xl, Xu, params, graphs)
-    return laprlsc(Xl, yl, Xu, kernel=kernel.for_solver(), laplacian_matrix=L, validation=validation, **params)
+    return laprlsc(Xl, yl, Xu, kernel=kernel.for_solver(), laplacian_matrix=L, validation=validation,
+                  **_given_graph(params))
 
 
 def _fit_lapsvm_dual(Xl, yl, Xu, *, kernel, rng, graphs=None, **params):
     from toolkit.manifold import lapsvm_dual
 
     L = _laplacian_of(Xl, Xu, params, graphs)
-    return lapsvm_dual(Xl, yl, Xu, kernel=kernel.for_solver(), laplacian_matrix=L, **params)
+    return lapsvm_dual(Xl, yl, Xu, kernel=kernel.for_solver(), laplacian_matrix=L, **_given_graph(params))
 
 
 def _fit_svm_path_models(Xl, yl, Xu, values, *, kernel, rng):

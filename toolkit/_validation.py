@@ -205,6 +205,68 @@ def check_laplacian_matrix(L, name, func, n):
     return L
 
 
+def check_given_laplacian(laplacian_matrix, func, n, *, degree, graph_args, max_density=None):
+    """``L^degree`` of a given graph Laplacian, refusing the graph-building arguments it makes idle.
+
+    With ``laplacian_matrix`` the graph is given, so the arguments that would build one
+    (``neighbors``, ``weight``, ``normalized``, ...) have nothing to act on: any set away from its
+    default is refused, naming it, instead of being ignored and recorded. ``degree`` still acts: it
+    is the power ``p`` applied to the given matrix (``None`` or 1: the matrix as given).
+
+    Parameters
+    ----------
+    laplacian_matrix : sparse matrix, ndarray or LinearOperator of shape (n, n)
+        Checked by :func:`check_laplacian_matrix`.
+    func : str
+        The public function, for messages.
+    n : int
+        The training points.
+    degree : int or None
+    graph_args : dict
+        ``name: (value, default)`` of the graph-building arguments of ``func``.
+    max_density : float, default=None
+        As in :func:`toolkit.graphs.iterated_laplacian` for a sparse matrix raised to ``degree``.
+
+    Returns
+    -------
+    L_p : CSR matrix, ndarray or LinearOperator
+    """
+    from scipy.sparse.linalg import LinearOperator
+
+    check_graph_idle(func, graph_args)
+    L = check_laplacian_matrix(laplacian_matrix, "laplacian_matrix", func, n)
+    degree = check_scalar(degree, "degree", func, kind=numbers.Integral, low=1, allow_none=True)
+    if degree is None or degree == 1:
+        return L
+    if isinstance(L, LinearOperator):
+        return L ** int(degree)
+    from toolkit.graphs import iterated_laplacian
+
+    return iterated_laplacian(L, degree=int(degree), max_density=max_density)
+
+
+def check_graph_idle(func, graph_args):
+    """Refuse graph-building arguments set away from their defaults next to a given ``laplacian_matrix``.
+
+    ``graph_args``: ``name: (value, default)``. The message names each and says what to do.
+    """
+    idle = {name: value for name, (value, default) in graph_args.items()
+            if not (value is default or (value is not None and default is not None and _same(value, default)))}
+    if idle:
+        listed = ", ".join(f"{name}={value!r}" for name, value in idle.items())
+        raise ValueError(f"{func}: {listed} cannot act when 'laplacian_matrix' is given (the graph is given, so "
+                         f"the argument{'s' if len(idle) > 1 else ''} that would build one would be ignored). "
+                         "Leave them at their defaults, or build the graph with them "
+                         "(toolkit.graphs.laplacian(X, ...)) and pass that.")
+
+
+def _same(value, default):
+    try:
+        return bool(value == default)
+    except (TypeError, ValueError):       # an array or an object without a plain ==: not the default
+        return False
+
+
 def check_kernel_matrix(K, name, func, *, psd=True, symmetrize=False, label=None):
     """Return ``K`` as a finite, square, symmetric, positive semi-definite float64 array.
 
@@ -391,8 +453,10 @@ def resolve_unlabeled(y, unlabeled=None):
       writes.
     * Any other value is the marker itself, exactly: ``-1``, ``0``, ``"u"``, ``float("nan")``...
       A NaN marker matches NaN labels; a string marker matches only string labels, a number only
-      numbers (a string label ``"-1"`` is a class, not the marker ``-1``); object arrays compare
-      element by element.
+      numbers; object arrays compare element by element. A marker that only its twin of the other
+      kind would match -- the text ``"-1"`` in ``y`` read with the number ``-1`` (the default), or
+      ``unlabeled="-1"`` on numeric labels -- is refused with a ``ValueError`` naming both, since
+      those rows would otherwise silently become a class of their own.
 
     A marker equal to one of the classes turns that class into unlabelled rows: ``fit`` and
     ``SemiSupervisedKFold.split`` refuse the one class that is then left, naming the marker
@@ -423,15 +487,70 @@ def resolve_unlabeled(y, unlabeled=None):
     >>> unlabeled_mask(np.array([1.0, -1.0, np.nan]), None).tolist()
     [False, False, True]
     """
-    if unlabeled is not None:
-        return unlabeled
     y = np.asarray(y)
+    if unlabeled is not None:
+        _refuse_marker_of_the_other_kind(y, unlabeled, unlabeled)
+        return unlabeled
     missing = missing_labels(y)
     if not missing.any():
+        _refuse_marker_of_the_other_kind(y, SKLEARN_UNLABELED, unlabeled)
         return SKLEARN_UNLABELED
     if y.dtype.kind == "O" and any(v is None for v in y[missing]):
         return None
     return float("nan")
+
+
+def _as_number(value):
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _refuse_marker_of_the_other_kind(y, marker, unlabeled):
+    """A marker that only its twin of the other kind would match is a mistake, not a class.
+
+    Text and numbers never match (:func:`resolve_unlabeled`), so the text ``"-1"`` on the rows
+    meant to be unlabelled, read with the number -1 (the default), or the marker ``"-1"`` on
+    numeric labels, would silently make those rows a class of their own; refused, naming both.
+    """
+    if marker is None or _is_nan(marker) or isinstance(marker, (bool, np.bool_)):
+        return
+    marker_is_text = isinstance(marker, (str, np.str_))
+    target = _as_number(marker)
+    if target is None:
+        return
+    values, counts = np.unique(y[~missing_labels(y)], return_counts=True) if y.dtype.kind != "O" else \
+        (np.array([v for v in y if not _is_nan(v) and v is not None], dtype=object), None)
+    twins = 0
+    for i, v in enumerate(values):
+        v_is_text = isinstance(v, (str, np.str_, bytes, np.bytes_))
+        if v_is_text == marker_is_text or isinstance(v, (bool, np.bool_)):
+            continue
+        number = _as_number(v.decode() if isinstance(v, (bytes, np.bytes_)) else v)
+        if number is not None and number == target:
+            twins += 1 if counts is None else int(counts[i])
+    if not twins:
+        return
+    if marker_is_text:
+        found = f"numbers, {twins} of them equal to {target:g}"
+        remedy = f"pass unlabeled={target:g} if those are the unlabelled rows"
+    else:
+        found = f"the text {str(_twin_text(y, target))!r} on {twins} rows"
+        remedy = f"pass unlabeled={str(_twin_text(y, target))!r} if those are the unlabelled rows"
+    given = ("" if unlabeled is not None else
+             " (unlabeled=None reads -1 when y holds no missing label)")
+    raise ValueError(f"The marker of unlabelled rows in effect is {marker!r}, {'text' if marker_is_text else 'a number'}"
+                     f"{given}, but 'y' holds {found}: text and numbers never match, so those rows would be read as "
+                     f"a class of their own. {remedy[0].upper() + remedy[1:]}, or put NaN (float labels) or None "
+                     f"(object labels) on the unlabelled rows and keep unlabeled=None.")
+
+
+def _twin_text(y, target):
+    for v in (np.unique(y) if y.dtype.kind != "O" else y):
+        if isinstance(v, (str, np.str_)) and _as_number(v) == target:
+            return v
+    return str(target)
 
 
 def marker_mask(y, marker):

@@ -34,7 +34,7 @@ from toolkit._contract import (BREAKDOWN, CALLBACK, CONVERGED, EARLY_STOP, MAX_I
                                DegenerateFitWarning, ReadOnlyDict, is_converged, status_message,
                                warn_not_converged)
 from toolkit._validation import (check_consistent_rows, check_features, check_kernel_matrix, check_labels,
-                                 check_laplacian_matrix, check_matrix, check_option, check_rng, check_scalar,
+                                 check_given_laplacian, check_matrix, check_option, check_rng, check_scalar,
                                  label_classes)
 from toolkit.early_stopping import StopEvent, make_rule, start_monitor, ValidationCheck, MixedCheck
 from toolkit.graphs import (KNN_TREE_MAX_FEATURES, NEIGHBOR_SEARCHES, METRICS, POWER_MAX_DENSITY, WEIGHTS,
@@ -195,9 +195,7 @@ class LapSVMResult:
             f"{self.params['solver']} ({self.method}, {self.loss} loss)",
             f"  n = {self.params['n_labeled']} labelled + {self.params['n_unlabeled']} unlabelled, "
             f"classes = {self.classes.tolist()}",
-            f"  kernel = {self._kernel_text()}, neighbors = "
-            f"{self.params['neighbors']}, Laplacian power p = {self.params['degree']}, "
-            f"normalized = {self.params['normalized']}",
+            f"  kernel = {self._kernel_text()}, " + self._graph_text(),
             f"  gamma_A = {self.params['gamma_A']:g}, gamma_I = {self.params['gamma_I']:g}",
             f"  objective = {np.array2string(obj, precision=6)}",
             f"  status {self.status}: {self.message}",
@@ -206,6 +204,13 @@ class LapSVMResult:
         ]
         lines += [f"  fallback: {text}" for text in self.fallbacks]
         return "\n".join(lines)
+
+    def _graph_text(self):
+        p = self.params
+        if p.get("laplacian_matrix") == "given":
+            power = "as given" if p["degree"] is None else f"raised to p = {p['degree']}"
+            return f"graph Laplacian given ({power})"
+        return f"neighbors = {p['neighbors']}, Laplacian power p = {p['degree']}, normalized = {p['normalized']}"
 
     def _kernel_text(self):
         p = self.params
@@ -246,7 +251,7 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
                          "(the problem would have no unique solution).")
     l, u = X_l.shape[0], X_u.shape[0]
     n = l + u
-    degree = check_scalar(degree, "degree", func, kind=numbers.Integral, low=1)
+    degree = check_scalar(degree, "degree", func, kind=numbers.Integral, low=1, allow_none=True)
     if not isinstance(normalized, (bool, np.bool_)):
         raise TypeError(f"The 'normalized' parameter of {func} must be a bool. Got {normalized!r} instead.")
     check_option(weight, "weight", func, WEIGHTS)
@@ -282,9 +287,15 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
     t0 = time.perf_counter()
     degrees = None                      # of the kNN graph, when built here (the low-rank model uses them)
     searched = None                     # the neighbour search taken (recorded in the result's params)
-    if laplacian_matrix is not None:
-        L = check_laplacian_matrix(laplacian_matrix, "laplacian_matrix", func, n)
+    if laplacian_matrix is not None:     # the graph is given: what would build one must not be set
+        L = check_given_laplacian(laplacian_matrix, func, n, degree=degree, max_density=POWER_MAX_DENSITY,
+                                  graph_args={k: (v, GRAPH_DEFAULTS[k]) for k, v in dict(
+                                      neighbors=neighbors, normalized=normalized, weight=weight,
+                                      graph_sigma=graph_sigma, metric=metric,
+                                      neighbor_search=neighbor_search).items()})
+        neighbors = normalized = weight = graph_sigma = metric = None
     else:
+        degree = GRAPH_DEFAULTS["degree"] if degree is None else degree
         neighbors = check_scalar(neighbors, "neighbors", func, kind=numbers.Integral, low=1, high=n - 1)
         W = None
         if precomputed:     # no points: the graph of the kernel's feature-space distances
@@ -320,10 +331,16 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
         _warn_narrow_width(K, sigma, func)
     params = dict(kernel=kernel, sigma=sigma, sigma_rule=sigma_rule, kernel_degree=kernel_degree, coef0=coef0,
                   gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, degree=degree,
-                  normalized=bool(normalized), weight=weight, graph_sigma=graph_sigma, metric=metric, n_labeled=l,
-                  n_unlabeled=u, dtype=np.dtype(dtype).name, neighbor_search=searched)
+                  normalized=None if normalized is None else bool(normalized), weight=weight,
+                  graph_sigma=graph_sigma, metric=metric, n_labeled=l, n_unlabeled=u, dtype=np.dtype(dtype).name,
+                  neighbor_search=searched, laplacian_matrix=None if laplacian_matrix is None else "given")
     return X, K, L, Y, classes, degrees, params, {"kernel": t_kernel, "graph": t_graph}
 
+
+#: The graph of the Laplacian solvers when they build it (``degree=None``: 2): those of
+#: :data:`toolkit._methods.GRAPH_PARAMS`, plus the neighbour search.
+GRAPH_DEFAULTS = {"neighbors": 10, "degree": 2, "normalized": True, "weight": "heat", "graph_sigma": None,
+                  "metric": "euclidean", "neighbor_search": "auto"}
 
 #: ``sigma="scale"``: the RBF width read off the training rows by :func:`toolkit.kernels.scale_width`.
 SIGMA_RULES = ("scale",)
@@ -740,7 +757,7 @@ def _fit_reduced(func, hinge, X, L, degrees, Y, classes, params, timings, *, met
 
 # ------------------------------------------------------------------------------ public API
 def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma="scale", gamma_A=1e-6, gamma_I=0.1,
-           neighbors=10, degree=2, normalized=True, method="pcg", stop="stability", validation=None,
+           neighbors=10, degree=None, normalized=True, method="pcg", stop="stability", validation=None,
            kernel_degree=2, coef0=1.0, weight="heat", graph_sigma=None, metric="euclidean", y_unlabeled=None,
            tol=1e-6, max_iter=None, x0=None, callback=None, rng=None,
            laplacian_matrix=None, dtype="float64", blas_threads=1, neighbor_search="auto", line_search=True,
@@ -784,10 +801,11 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma="scale", ga
         Weight γ_I >= 0 of the intrinsic norm ``fᵀ L^p f``.
     neighbors : int, default=10
         ``k`` of the symmetrised kNN graph (:func:`toolkit.graphs.knn_graph`), ``1 <= k < n``.
-    degree : int, default=2
+    degree : int or None, default=None
         The power ``p`` of the iterated graph Laplacian ``L^p`` (Melacci & Belkin's "degree" of the
         Laplacian, Table 9; LapSVMp's ``LaplacianDegree``), as everywhere in the toolkit. **Not** the
-        polynomial kernel's degree, which is ``kernel_degree`` everywhere.
+        polynomial kernel's degree, which is ``kernel_degree`` everywhere. ``None``: 2 for the graph
+        built here; with ``laplacian_matrix``, the given matrix as it is (an int raises it to ``p``).
     normalized : bool, default=True
         Normalised Laplacian ``I - D^{-1/2} W D^{-1/2}`` (the paper's choice) or ``D - W``.
     method : {"pcg", "newton"}, default="pcg"
@@ -843,8 +861,13 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma="scale", ga
         pynndescent: seed 0), so the default fit is deterministic. Nothing else is random (PCG and
         Newton are deterministic).
     laplacian_matrix : sparse matrix, ndarray or LinearOperator of shape (n, n), default=None
-        Precomputed ``L^p`` (:func:`toolkit.graphs.laplacian`), skipping graph construction;
-        checked to be finite and symmetric with a non-negative diagonal (an operator: its shape).
+        A precomputed graph Laplacian or its power (:func:`toolkit.graphs.laplacian`), skipping
+        graph construction; checked to be finite and symmetric with a non-negative diagonal (an
+        operator: its shape). It is used as given, or raised to ``degree`` when that is an int.
+        The arguments that build a graph (``neighbors``, ``normalized``, ``weight``,
+        ``graph_sigma``, ``metric``, ``neighbor_search``) then have nothing to act on: one set away
+        from its default is refused (ValueError naming it) instead of being ignored. The result
+        records ``params["laplacian_matrix"] = "given"`` and those arguments as None.
     dtype : {"float64", "float32"}, default="float64"
         Precision of ``K`` for PCG: float32 computes the kernel in float32 (single-precision BLAS,
         :func:`toolkit.kernels.kernel_matrix`) and halves memory and the cost of the product by
@@ -984,7 +1007,7 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma="scale", ga
 
 
 def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma="scale", gamma_A=1e-6, gamma_I=0.1,
-            neighbors=10, degree=2, normalized=True, method="direct", stop=None, validation=None,
+            neighbors=10, degree=None, normalized=True, method="direct", stop=None, validation=None,
             kernel_degree=2, coef0=1.0, weight="heat", graph_sigma=None, metric="euclidean", y_unlabeled=None,
             tol=1e-6, max_iter=None, x0=None, callback=None, rng=None,
             laplacian_matrix=None, dtype="float64", blas_threads=1, neighbor_search="auto", n_basis=None,
@@ -1039,7 +1062,7 @@ def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma="scale", g
 
 
 def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma="scale", gamma_A=1e-6,
-                gamma_I=0.1, neighbors=10, degree=2, normalized=True, kernel_degree=2, coef0=1.0,
+                gamma_I=0.1, neighbors=10, degree=None, normalized=True, kernel_degree=2, coef0=1.0,
                 weight="heat", graph_sigma=None, metric="euclidean", tol=1e-3, max_iter=None, x0=None, callback=None,
                 rng=None, laplacian_matrix=None, neighbor_search="auto"):
     r"""The original hinge-loss Laplacian SVM, solved through its dual (Belkin et al. 2006).

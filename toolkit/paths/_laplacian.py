@@ -32,7 +32,7 @@ import scipy.sparse as sp
 
 from toolkit.manifold._core import effective_kernel as _lapsvm_dual_kernel
 from toolkit.paths._svm import SvmPath, _labels_of, _svm_path
-from toolkit._validation import (check_features, check_kernel_matrix, check_laplacian_matrix, check_matrix,
+from toolkit._validation import (check_features, check_kernel_matrix, check_given_laplacian, check_matrix,
                                  check_option, check_scalar, encode_binary_labels)
 
 __all__ = ["LaplacianSvmPath", "laplacian_svm_path", "effective_kernel", "low_rank_effective_kernel"]
@@ -253,6 +253,17 @@ class LaplacianSvmPath:
         return "<pre>" + self.summary() + "</pre>"
 
 
+#: The graph-building arguments of the Wang path functions and their defaults (those of
+#: :func:`toolkit.graphs.laplacian`): refused with a given ``laplacian_matrix`` when set.
+_GRAPH_DEFAULTS = {"neighbors": 6, "weight": "binary", "graph_sigma": None, "normalized": True,
+                   "metric": "euclidean", "neighbor_search": "auto"}
+
+
+def graph_arguments(**given):
+    """``name: (value, default)`` of the path functions' graph-building arguments."""
+    return {k: (v, _GRAPH_DEFAULTS[k]) for k, v in given.items()}
+
+
 def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=None, kernel_degree=2,
                        coef0=1.0, neighbors=6, weight="binary", graph_sigma=None, normalized=True,
                        degree=1, metric="euclidean", laplacian_matrix=None, gamma_ratio=1.0,
@@ -292,8 +303,9 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
         :func:`toolkit.graphs.laplacian` (heat weights of width ``graph_sigma``, default the mean
         edge length). With ``kernel="precomputed"`` the graph is read off the kernel.
     laplacian_matrix : sparse matrix or ndarray of shape (n_samples, n_samples), default=None
-        A precomputed ``L^p`` of the stacked points (labelled first); overrides the graph
-        parameters. Checked as in :func:`toolkit.lapsvm`.
+        A precomputed graph Laplacian (or its power) of the stacked points (labelled first),
+        raised to ``degree`` (1: as given). The other graph arguments then have nothing to act
+        on: one set away from its default is refused, as in :func:`toolkit.lapsvm`.
     gamma_ratio : float, default=1.0
         ``r = γ_I / γ_A >= 0``, the weight of the intrinsic (graph) term relative to the ambient
         one, fixed along the path; 0 gives the supervised SVM path on the labelled points. The
@@ -381,9 +393,11 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
     if n_basis is not None and n_basis > n:
         raise ValueError(f"The 'n_basis' parameter of {func} must be an int in [1, {n}] (the training points). "
                          f"Got {n_basis} instead.")
-    if laplacian_matrix is not None:
-        L = check_laplacian_matrix(laplacian_matrix, "laplacian_matrix", func, n)
-        graph = {"laplacian_matrix": "given"}
+    if laplacian_matrix is not None:     # the graph is given: what would build one must not be set
+        L = check_given_laplacian(laplacian_matrix, func, n, degree=degree, graph_args=graph_arguments(
+            neighbors=neighbors, weight=weight, graph_sigma=graph_sigma, normalized=normalized, metric=metric,
+            neighbor_search=neighbor_search))
+        graph = {"laplacian_matrix": "given", "degree": degree}
     elif gamma_ratio == 0.0:
         L, graph = None, {"laplacian_matrix": "unused (gamma_ratio=0)"}
     else:
