@@ -9,6 +9,8 @@
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from sklearn.datasets import make_moons
@@ -44,8 +46,25 @@ def test_default_falls_back_to_scikit_learns_minus_one_without_missing_labels():
     assert resolve_unlabeled(y, None) == -1
     assert unlabeled_mask(y, None).tolist() == [False, False, True, True, False]
     assert unlabeled_mask(np.array([0.0, -1.0]), None).tolist() == [False, True]
-    # strings hold no -1: nothing is unlabelled, and "-1" is a class
-    assert not unlabeled_mask(np.array(["-1", "a"]), None).any()
+    # strings hold no -1: nothing is unlabelled, and "a" / "b" are classes
+    assert not unlabeled_mask(np.array(["b", "a"]), None).any()
+
+
+@pytest.mark.parametrize(("y", "marker", "found"), [
+    (np.array(["-1", "a", "b"]), None, "the text '-1' on 1 rows"),        # the default reads the number -1
+    (np.array(["-1", "a"], dtype=object), -1, "the text '-1' on 1 rows"),
+    (np.array(["-1.0", "a"]), -1.0, "the text '-1.0' on 1 rows"),
+    (np.array([0, 1, -1, -1]), "-1", "numbers, 2 of them equal to -1"),
+    (np.array([0.0, 1.0, -1.0]), "-1", "numbers, 1 of them equal to -1"),
+])
+def test_a_marker_that_only_its_twin_of_the_other_kind_would_match_is_refused(y, marker, found):
+    """Issue 26: the text "-1" on the unlabelled rows with the (default) number -1, or unlabeled="-1"
+    on numeric labels, made those rows a class of their own, silently; now refused naming both."""
+    with pytest.raises(ValueError, match=rf"marker of unlabelled rows in effect is {marker if marker is not None else -1!r}.*"
+                                         rf"'y' holds {re.escape(found)}: text and numbers never match"):
+        resolve_unlabeled(y, marker)
+    with pytest.raises(ValueError, match=r"text and numbers never match"):
+        RLSC(unlabeled=marker).fit(np.arange(2 * y.size, dtype=float).reshape(-1, 2), y)
 
 
 @pytest.mark.parametrize(("y", "marker", "expected"), [
@@ -53,7 +72,6 @@ def test_default_falls_back_to_scikit_learns_minus_one_without_missing_labels():
     (np.array([1, 0, -1]), 0, [False, True, False]),
     (np.array(["a", "u", "b"]), "u", [False, True, False]),
     (np.array([1.0, np.nan, -1.0]), float("nan"), [False, True, False]),
-    (np.array(["-1", "a"], dtype=object), -1, [False, False]),              # a string "-1" is a class
     (np.array([1, -1, 0], dtype=object), -1, [False, True, False]),
 ])
 def test_an_explicit_marker_keeps_its_exact_meaning(y, marker, expected):

@@ -1,4 +1,6 @@
 """Graphs and Laplacians checked against brute force, scipy.sparse.csgraph and hypothesis properties."""
+import re
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -304,3 +306,34 @@ def test_unknown_neighbor_search_is_named():
     X = np.random.default_rng(0).normal(size=(10, 2))
     with pytest.raises(ValueError, match=r"'neighbor_search' parameter of knn_graph must be one of"):
         knn_graph(X, neighbors=2, neighbor_search="annoy")
+
+
+# ------------------------------------------------------------------ degenerate rows, NaN in K (issue 26)
+@pytest.mark.parametrize("build", [
+    lambda X: knn_graph(X, neighbors=3, metric="cosine"),
+    lambda X: epsilon_graph(X, radius=0.5, metric="cosine"),
+    lambda X: laplacian(X, neighbors=3, metric="cosine"),
+])
+def test_cosine_graphs_refuse_all_zero_rows_by_name(build):
+    """A row of zeros has no angle: scikit-learn put it at distance 1 from every row, so it got the
+    first k rows as neighbours of weight 1, silently."""
+    X = np.r_[np.zeros((1, 3)), np.random.default_rng(0).normal(size=(9, 3))]
+    with pytest.raises(ValueError, match=r"The 'X' parameter of \w+ has 1 all-zero row\(s\) \(first: row 0\).*"
+                                         r"metric='cosine' cannot place them"):
+        build(X)
+    build(X[1:])                                                   # the rest is fine
+
+
+@pytest.mark.parametrize("where", [(0, 0), (3, 5), "all"])
+def test_knn_graph_from_kernel_refuses_nan_and_inf_by_name(where):
+    X = np.random.default_rng(1).normal(size=(12, 2))
+    K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 2)
+    if where == "all":
+        K[:] = np.nan
+        first = "K[0, 0] = nan"
+    else:
+        K[where] = np.inf if where == (3, 5) else np.nan
+        first = f"K[{where[0]}, {where[1]}] = {K[where]}"
+    with pytest.raises(ValueError, match=rf"The 'K' parameter of knn_graph_from_kernel contains NaN or inf "
+                                         rf"\(first: {re.escape(first)}\)"):
+        knn_graph_from_kernel(K, neighbors=3, sigma=1.0)

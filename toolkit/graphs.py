@@ -349,6 +349,16 @@ def _csr(n, r, c, w):
 
 
 # ----------------------------------------------------------------------------- graphs
+def _check_cosine_rows(metric, sq_norms, func):
+    """``metric="cosine"`` measures angles: a row of zeros has none (scikit-learn would put it at
+    distance 1 from every point, so its "neighbours" would be the first k rows)."""
+    if metric == "cosine" and not np.all(sq_norms > 0):
+        zero = np.flatnonzero(~(sq_norms > 0))
+        raise ValueError(f"The 'X' parameter of {func} has {zero.size} all-zero row(s) (first: row {zero[0]}), "
+                         "which have no angle to other rows, so metric='cosine' cannot place them. Remove them, "
+                         "or use metric='euclidean'.")
+
+
 def knn_graph(X, *, neighbors=6, weight="binary", graph_sigma=None, metric="euclidean", neighbor_search="auto",
               rng=None):
     """Symmetrised k-nearest-neighbour graph ``W`` with ``W_ij > 0`` iff ``i ~ j``.
@@ -439,6 +449,7 @@ def knn_graph(X, *, neighbors=6, weight="binary", graph_sigma=None, metric="eucl
     neighbors = check_scalar(neighbors, "neighbors", func, kind=numbers.Integral, low=1, high=n - 1)
     check_option(weight, "weight", func, WEIGHTS)
     check_option(metric, "metric", func, METRICS)
+    _check_cosine_rows(metric, sq_norms, func)
     check_option(neighbor_search, "neighbor_search", func, NEIGHBOR_SEARCHES)
     if neighbor_search == "auto":
         neighbor_search = choose_neighbor_search(X)
@@ -545,6 +556,17 @@ def knn_graph_from_kernel(K, *, neighbors=6, sigma=None, weight="binary", graph_
     func = "knn_graph_from_kernel"
     if not isinstance(K, np.ndarray) or K.ndim != 2 or K.shape[0] != K.shape[1]:
         raise ValueError(f"The 'K' parameter of {func} must be a square ndarray. Got {getattr(K, 'shape', K)!r} instead.")
+    if K.dtype.kind not in "fiu":
+        raise TypeError(f"The 'K' parameter of {func} must be a real matrix. Got dtype {K.dtype} instead.")
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = K.sum(dtype=np.float64)         # one pass at memory speed; NaN or inf only if some entry is
+    if not np.isfinite(total):
+        for start in range(0, K.shape[0], 1024):
+            bad = np.argwhere(~np.isfinite(K[start:start + 1024]))
+            if bad.size:
+                i, j = int(bad[0, 0]) + start, int(bad[0, 1])
+                raise ValueError(f"The 'K' parameter of {func} contains NaN or inf (first: K[{i}, {j}] = "
+                                 f"{K[i, j]}). A kernel matrix must be finite.")
     n = K.shape[0]
     neighbors = check_scalar(neighbors, "neighbors", func, kind=numbers.Integral, low=1, high=n - 1)
     sigma = check_scalar(sigma, "sigma", func, low=0.0, low_closed=False, allow_none=True)
@@ -604,11 +626,12 @@ def epsilon_graph(X, *, radius, weight="binary", graph_sigma=None, metric="eucli
     """
     func = "epsilon_graph"
     X = check_matrix(X, "X", func)
-    check_row_norms(X, "X", func)
+    sq_norms = check_row_norms(X, "X", func)
     n = X.shape[0]
     radius = check_scalar(radius, "radius", func, low=0.0, low_closed=False)
     check_option(weight, "weight", func, WEIGHTS)
     check_option(metric, "metric", func, METRICS)
+    _check_cosine_rows(metric, sq_norms, func)
     nn = _nearest_neighbors(metric).set_params(radius=radius).fit(X)
     dist, ind = nn.radius_neighbors()                # X=None: excludes the point itself
     counts = np.fromiter((len(i) for i in ind), dtype=np.int64, count=n)
