@@ -93,6 +93,20 @@ def scores():
     return frame
 
 
+@pytest.mark.parametrize("test, kw", [(stats.paired_ttest, {}), (stats.wilcoxon, {}),
+                                      (stats.corrected_ttest, {"n_train": 40, "n_test": 10})])
+@pytest.mark.parametrize("a, b", [([1e308, -1e308, 1e308], [-1e308, 1e308, -1e308]),     # a - b overflows
+                                  ([1e200, -1e200, 3e200], [0.0, 0.0, 0.0])])            # its variance does
+def test_paired_tests_refuse_overflowing_differences_instead_of_nan(test, kw, a, b):
+    """Issue 26: paired_ttest returned NaN / inf without a word on differences that overflow float64."""
+    with np.errstate(all="raise"):         # and no floating-point warning on the way
+        with pytest.raises(ValueError, match=rf"{test.__name__}: the differences 'a' - 'b' or their variance "
+                                             r"overflow float64 .*Rescale 'a' and 'b'"):
+            test(a, b, **kw)
+    res = test(np.asarray(a) * 1e-300, np.asarray(b) * 1e-300, **kw)   # the same data in a smaller unit
+    assert np.isfinite(res.statistic) and np.isfinite(res.pvalue)
+
+
 def test_friedman_matches_scipy(scores):
     res = stats.friedman(scores)
     ref = sps.friedmanchisquare(*[scores[c] for c in scores.columns])

@@ -86,6 +86,13 @@ def _pair(a, b, func, alternative="two-sided"):
         if not np.all(np.isfinite(x)):
             raise ValueError(f"The {name!r} parameter of {func} must contain only finite values (no NaN or inf). "
                              f"Got {int(np.sum(~np.isfinite(x)))} non-finite values instead.")
+    with np.errstate(over="ignore", invalid="ignore"):
+        d = a - b
+        spread = np.var(d, ddof=1) if np.all(np.isfinite(d)) else np.inf
+    if not np.isfinite(spread):          # every test here needs the differences and their variance
+        raise ValueError(f"{func}: the differences 'a' - 'b' or their variance overflow float64 (values up to "
+                         f"{max(np.abs(a).max(), np.abs(b).max()):.3g}). Rescale 'a' and 'b' (e.g. errors in % "
+                         "rather than raw counts); the tests do not depend on the unit.")
     return a, b
 
 
