@@ -142,6 +142,52 @@ def test_bad_scheduler_values_are_refused_with_clear_messages(cluster, gaussian,
         select("rlsc", ds.X, ds.y, sp, scheduler=object(), **RLSC)
 
 
+@pytest.mark.parametrize("greeting", [b"", b"SSH-2.0-OpenSSH_9.6\r\n", b"\x01\x02"])
+def test_an_address_that_accepts_but_never_speaks_dask_gives_up_within_the_timeout(greeting):
+    """Issue 26: a port that accepts TCP connections and never speaks Dask (a stuck process, another
+    service) blocked distributed.Client for good; the probe reads the scheduler's greeting with a deadline."""
+    import socket
+    import threading
+    import time
+
+    from toolkit._dask import dask_client
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    kept = []
+
+    def serve():
+        while True:
+            try:
+                conn = listener.accept()[0]
+            except OSError:
+                return
+            kept.append(conn)
+            if greeting:
+                conn.sendall(greeting)
+
+    threading.Thread(target=serve, daemon=True).start()
+    address = f"tcp://127.0.0.1:{listener.getsockname()[1]}"
+    start = time.monotonic()
+    try:
+        with pytest.raises(TimeoutError, match=rf"The address '{address}' \(the 'scheduler' parameter of select\) "
+                                               r"accepts connections but did not greet in the Dask protocol within 1 s"):
+            with dask_client(address, "select", timeout=1.0):
+                pass
+    finally:
+        listener.close()
+        for conn in kept:
+            conn.close()
+    assert time.monotonic() - start < 5
+
+
+def test_a_real_scheduler_passes_the_greeting_probe(cluster):
+    from toolkit._dask import _probe
+
+    _probe(cluster.scheduler_address, "select", 5.0)          # a Dask scheduler greets: no error
+
+
 # ------------------------------------------------------------------- ssl-toolkit reproduce --scheduler
 TINY = """
 title = "tiny"

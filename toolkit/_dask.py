@@ -13,12 +13,19 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import struct
+import time
 
 __all__ = ["CONNECT_TIMEOUT", "check_scheduler", "dask_client", "dask_backend"]
 
 #: Seconds ``select`` waits for a scheduler named by its address to answer (opening the socket, then
 #: the Dask handshake) before it raises an ``OSError`` naming the address.
 CONNECT_TIMEOUT = 10.0
+
+#: A Dask TCP message starts with its byte count as 8 little-endian bytes (distributed.comm.tcp);
+#: a scheduler's greeting (its handshake) is a few hundred bytes.
+_FRAME_HEADER = 8
+_MAX_HANDSHAKE = 1 << 20
 
 INSTALL = 'pip install "ssl-toolkit[dask]"'
 EXAMPLE = "'tcp://127.0.0.1:8786'"
@@ -86,12 +93,36 @@ def _probe(address, func, timeout):
                          f"{EXAMPLE}. Got {address!r} instead ({exc}).") from exc
     if host is None:
         return
+    deadline = time.monotonic() + timeout
     try:
-        socket.create_connection((host, port), timeout=timeout).close()
+        sock = socket.create_connection((host, port), timeout=timeout)
     except OSError as exc:
         raise OSError(f"The Dask scheduler at {address!r} (the 'scheduler' parameter of {func}) could not be reached "
                       f"within {timeout:g} s: {exc}. Start one with `dask scheduler` and workers with "
                       f"`dask worker {address}`, or pass scheduler=None to run locally.") from exc
+    with sock:
+        if scheme != "tcp":           # TLS: the client speaks first; the client's own timeout applies
+            return
+        # A Dask server greets every connection with its handshake, framed by its byte count (8 bytes,
+        # little-endian): distributed.Client would wait for it without a deadline, so a port that
+        # accepts and never speaks Dask (a stuck process, another service) would block it for good.
+        head = b""
+        try:
+            while len(head) < _FRAME_HEADER:
+                sock.settimeout(max(deadline - time.monotonic(), 0.001))
+                chunk = sock.recv(_FRAME_HEADER - len(head))
+                if not chunk:
+                    break
+                head += chunk
+        except OSError:               # socket.timeout included
+            pass
+    size = struct.unpack("Q", head)[0] if len(head) == _FRAME_HEADER else None
+    if size is None or not 0 < size <= _MAX_HANDSHAKE:
+        found = (f"{len(head)} bytes" if len(head) < _FRAME_HEADER else f"bytes {head!r}, not a Dask handshake")
+        raise TimeoutError(f"The address {address!r} (the 'scheduler' parameter of {func}) accepts connections but "
+                           f"did not greet in the Dask protocol within {timeout:g} s (got {found}). Is it a Dask "
+                           f"scheduler? Check the port (`dask scheduler` prints its address), or pass "
+                           "scheduler=None to run locally.")
 
 
 @contextlib.contextmanager
