@@ -2,6 +2,7 @@
 attempted, and the committed scorecard recomputed from the committed per-split results."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -113,7 +114,7 @@ def test_committed_results_hold_no_timing_and_the_scorecard_writes_times_apart(t
              "split": i, "metric": "seconds", "value": v}
             for m, v in (("lapsvm", 0.4), ("lapsvm (PCG)", 0.1)) for i in range(2)]
     pd.DataFrame(rows)[SPLIT_COLUMNS].to_csv(tmp_path / "melacci2011" / "timings.csv", index=False)
-    card = write_scorecard(tmp_path)
+    card = write_scorecard(tmp_path, experiments=["melacci2011"])
     assert card[card["column"].str.contains("time", na=False)]["ours_mean"].isna().all()
     assert (tmp_path / "timings.md").is_file()
 
@@ -276,3 +277,75 @@ def test_results_of_an_explanation_must_exist(tmp_path):
     bad.write_text(clash)
     with pytest.raises(ExperimentError, match=r"by = 'lapsvm' names a method of this experiment"):
         load_experiment(bad)
+
+
+# ------------------------------------------------------------------ damaged results files (issue 26)
+def _copy_results(tmp_path):
+    """The committed scorecard and every experiment's splits.csv / failures.csv, in a folder of their own."""
+    for path in (ROOT / "reports").glob("*/*.csv"):
+        if path.name in ("splits.csv", "failures.csv"):
+            (tmp_path / path.parent.name).mkdir(exist_ok=True)
+            (tmp_path / path.parent.name / path.name).write_bytes(path.read_bytes())
+    for name in ("reproduction.csv", "reproduction.md"):
+        (tmp_path / name).write_bytes((ROOT / "reports" / name).read_bytes())
+    return tmp_path / "gieseke2011" / "splits.csv"
+
+
+def _first_rows_cut(b):
+    lines = b.splitlines(keepends=True)
+    return b"".join(lines[:-40])                   # a clean cut at a line: the last configuration's rows lost
+
+
+DAMAGE = {
+    "missing": (lambda p, b: p.unlink(), r"does not exist, so the gieseke2011 cells cannot be scored"),
+    "truncated mid-line": (lambda p, b: p.write_bytes(b[: len(b) // 2 + 7]), r"line \d+: every row needs"),
+    "truncated at a line": (lambda p, b: p.write_bytes(_first_rows_cut(b)), r"is incomplete: .* has splits|is incomplete"),
+    "duplicated": (lambda p, b: p.write_bytes(b + b[b.index(b"\n") + 1:]), r"appears 2 times"),
+    "header-less": (lambda p, b: p.write_bytes(b[b.index(b"\n") + 1:]), r"must have the header experiment,task,"),
+    "wrong header": (lambda p, b: p.write_bytes(b"a,b,c\n1,2,3\n"), r"must have the header .* Got a,b,c instead"),
+    "NaN value": (lambda p, b: p.write_bytes(b.replace(b",test_error,8.0\n", b",test_error,nan\n", 1)),
+                  r"test_error is NaN on some splits and a number on others"),
+    "text value": (lambda p, b: p.write_bytes(b.replace(b",test_error,8.0\n", b",test_error,8.0x\n", 1)),
+                   r"line 2: 'value' must be a number. Got '8.0x'"),
+    "empty": (lambda p, b: p.write_bytes(b""), r"is not a CSV table of results \(EmptyDataError"),
+    "binary": (lambda p, b: p.write_bytes(bytes(range(256)) * 8), r"is not a CSV table of results"),
+    "other experiment": (lambda p, b: p.write_bytes(b.replace(b"\ngieseke2011,", b"\ngieseke2012,", 1)),
+                         r"line 2: every row must belong to the experiment 'gieseke2011'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DAMAGE))
+def test_scorecard_refuses_a_damaged_results_file_and_keeps_the_committed_scorecard(tmp_path, case, capsys):
+    """Issue 26: `ssl-toolkit scorecard` rewrote the committed scorecard from a missing, truncated,
+    duplicated, header-less or NaN splits.csv (exit 0) and printed tracebacks for others."""
+    from toolkit.cli import main
+
+    victim = _copy_results(tmp_path)
+    damage, message = DAMAGE[case]
+    damage(victim, victim.read_bytes())
+    before = {name: (tmp_path / name).read_bytes() for name in ("reproduction.csv", "reproduction.md")}
+    assert main(["scorecard", "--output", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "Nothing was written." in err
+    assert re.search(message, err), err
+    assert f"The results file {victim}" in err or case == "missing"
+    assert "git checkout -- reports/gieseke2011/splits.csv" in err         # the remedy
+    assert {name: (tmp_path / name).read_bytes() for name in before} == before
+
+
+def test_scorecard_refuses_a_folder_that_does_not_exist(tmp_path, capsys):
+    from toolkit.cli import main
+
+    assert main(["scorecard", "--output", str(tmp_path / "nowhere")]) == 2
+    assert "does not exist: nothing to score" in capsys.readouterr().err
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_scorecard_scores_only_the_experiments_asked_for(tmp_path, capsys):
+    """--experiment NAME: the other experiments' files need not be there."""
+    from toolkit.cli import main
+
+    (tmp_path / "wang_paths").mkdir()
+    (tmp_path / "wang_paths" / "splits.csv").write_bytes((ROOT / "reports" / "wang_paths" / "splits.csv").read_bytes())
+    assert main(["scorecard", "--output", str(tmp_path), "--experiment", "wang_paths"]) == 0
+    assert "scorecard: " in capsys.readouterr().out and (tmp_path / "reproduction.csv").is_file()

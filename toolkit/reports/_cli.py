@@ -45,6 +45,9 @@ def register(subparsers) -> None:
                     "table, time ratios, cells not attempted).")
     card.add_argument("--output", default="reports", metavar="DIR",
                       help="the reports folder, relative to the current directory (default: reports)")
+    card.add_argument("--experiment", action="append", default=None, metavar="NAME",
+                      help="score only this experiment (repeat for several; default: every experiment that "
+                           "declares published numbers, each of whose DIR/NAME/splits.csv must then be present)")
     card.set_defaults(func=_scorecard)
 
 
@@ -91,7 +94,14 @@ def _verify(args) -> int:
 def _scorecard(args) -> int:
     from ._scorecard import headline, write_scorecard
 
-    card = write_scorecard(args.output)
+    from ._experiments import ExperimentError
+    from ._scorecard import ResultsFileError
+
+    try:
+        card = write_scorecard(args.output, experiments=args.experiment or None)
+    except (ResultsFileError, ExperimentError) as exc:     # nothing was written: the committed files stand
+        print(f"ssl-toolkit scorecard: {exc}\nNothing was written.", file=sys.stderr)
+        return 2
     print(f"scorecard: {headline(card)}")
     print(f"written: {args.output}/reproduction.csv, {args.output}/reproduction.md")
     return 0

@@ -21,8 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["SCORECARD_COLUMNS", "SPLIT_COLUMNS", "RELATIVE_TOLERANCE", "cell_holds", "headline", "split_values",
-           "split_timings", "scorecard", "scorecard_markdown", "write_scorecard"]
+__all__ = ["SCORECARD_COLUMNS", "SPLIT_COLUMNS", "RELATIVE_TOLERANCE", "ResultsFileError", "cell_holds", "headline",
+           "read_split_results", "split_values", "split_timings", "scorecard", "scorecard_markdown",
+           "write_scorecard"]
 
 #: Columns of ``reports/reproduction.csv``.
 SCORECARD_COLUMNS = ["paper", "table", "row", "method", "scenario", "column", "published_mean", "published_sd",
@@ -328,6 +329,147 @@ def scorecard_markdown(card, tested=None, every=None, sensitivity=None) -> str:
     return "\n".join(lines)
 
 
+class ResultsFileError(ValueError):
+    """A results file the scorecard cannot trust (missing, unreadable, incomplete, inconsistent):
+    the message names the file, what was expected, what was found and how to restore it."""
+
+
+def _restore_hint(name):
+    return (f"Restore the committed file (git checkout -- reports/{name}/splits.csv) or rerun "
+            f"`ssl-toolkit reproduce {name}` into this folder.")
+
+
+def read_split_results(path, experiment):
+    """``NAME/splits.csv`` of an experiment, checked whole before a cell is scored from it.
+
+    The checks: a CSV of the :data:`SPLIT_COLUMNS` header; every key filled, ``split`` a
+    non-negative integer, ``value`` a number; the experiment's own name on every row; no
+    (task, method, scenario, split, metric) twice; a metric NaN on every split of a
+    configuration or on none; and, for an experiment of configurations, every configuration not in
+    ``failures.csv`` present with each of its splits and the same metrics on each (of the full run
+    or of ``--quick``). A truncated, duplicated, header-less or hand-edited file fails one of them.
+
+    Parameters
+    ----------
+    path : path-like
+    experiment : Experiment
+        As loaded by :func:`toolkit.reports.load_experiment` (its configurations).
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    ResultsFileError
+        Naming ``path`` and the first problem found.
+    """
+    import pandas as pd
+
+    from ._experiments import load_experiment
+
+    path = Path(path)
+    name = experiment.name
+    where = f"The results file {path}"
+    if not path.is_file():
+        raise ResultsFileError(f"{where} does not exist, so the {name} cells cannot be scored. {_restore_hint(name)}")
+    try:
+        frame = pd.read_csv(path, dtype={"task": str, "method": str, "scenario": str, "metric": str,
+                                         "experiment": str}, keep_default_na=False, na_values=["", "nan", "NaN"])
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+        raise ResultsFileError(f"{where} is not a CSV table of results ({type(exc).__name__}: "
+                               f"{str(exc).splitlines()[0][:160]}). {_restore_hint(name)}") from exc
+    if list(frame.columns) != SPLIT_COLUMNS:
+        raise ResultsFileError(f"{where} must have the header {','.join(SPLIT_COLUMNS)}. Got "
+                               f"{','.join(map(str, frame.columns))[:200]} instead. {_restore_hint(name)}")
+
+    def line_of(mask):           # the file's line number of the first offending row (header: line 1)
+        return int(np.flatnonzero(np.asarray(mask))[0]) + 2
+
+    keys = ["experiment", "task", "method", "scenario", "split", "metric"]
+    empty = frame[keys].isna().any(axis=1)
+    if empty.any():
+        raise ResultsFileError(f"{where}, line {line_of(empty)}: every row needs {', '.join(keys)}; "
+                               f"{int(empty.sum())} row(s) lack one (a truncated or hand-edited file?). "
+                               f"{_restore_hint(name)}")
+    split = pd.to_numeric(frame["split"], errors="coerce")
+    bad = ~(split.notna() & (split >= 0) & (split == np.floor(split)))
+    if bad.any():
+        raise ResultsFileError(f"{where}, line {line_of(bad)}: 'split' must be a non-negative integer. Got "
+                               f"{frame['split'][bad].iloc[0]!r} instead. {_restore_hint(name)}")
+    value = pd.to_numeric(frame["value"], errors="coerce")
+    bad = value.isna() & frame["value"].notna()
+    if bad.any():
+        raise ResultsFileError(f"{where}, line {line_of(bad)}: 'value' must be a number. Got "
+                               f"{frame['value'][bad].iloc[0]!r} instead. {_restore_hint(name)}")
+    frame = frame.assign(split=split.astype(int), value=value.astype(float))
+    bad = frame["experiment"] != name
+    if bad.any():
+        raise ResultsFileError(f"{where}, line {line_of(bad)}: every row must belong to the experiment {name!r}. "
+                               f"Got {frame['experiment'][bad].iloc[0]!r} instead. {_restore_hint(name)}")
+    twice = frame.duplicated(["task", "method", "scenario", "split", "metric"], keep="first")
+    if twice.any():
+        r = frame[twice].iloc[0]
+        times = int(((frame["task"] == r.task) & (frame["method"] == r.method) & (frame["scenario"] == r.scenario)
+                     & (frame["split"] == r.split) & (frame["metric"] == r.metric)).sum())
+        raise ResultsFileError(f"{where}, line {line_of(twice)}: {r.task} / {r.method} / {r.scenario}, split "
+                               f"{r.split}, {r.metric} appears {times} times ({int(twice.sum())} repeated row(s) in "
+                               f"all); each value is recorded once. {_restore_hint(name)}")
+    group = ["task", "method", "scenario", "metric"]
+    nan_share = frame["value"].isna().groupby([frame[c] for c in group]).mean()
+    partial = nan_share[(nan_share > 0) & (nan_share < 1)]
+    if len(partial):
+        task, method, scenario, metric = partial.index[0]
+        raise ResultsFileError(f"{where}: {task} / {method} / {scenario}, {metric} is NaN on some splits and a number "
+                               f"on others (a metric is undefined on every split of a configuration or on none). "
+                               f"{_restore_hint(name)}")
+    if experiment.configurations:       # the full run's configurations, or those of --quick
+        failures = path.parent / "failures.csv"
+        problem = _incomplete(frame, experiment, failures)
+        if problem is not None and _incomplete(frame, load_experiment(name, quick=True), failures) is not None:
+            raise ResultsFileError(f"{where} is incomplete: {problem} (a truncated file, or a run that did not "
+                                   f"finish?). {_restore_hint(name)}")
+    return frame
+
+
+def _incomplete(frame, experiment, failures_path):
+    """The first configuration of ``experiment`` (not a recorded failure) whose splits or metrics are
+    missing from ``frame``, as text; None when every one is there."""
+    import pandas as pd
+
+    failed = set()
+    if failures_path.is_file():
+        try:
+            failed = set(pd.read_csv(failures_path, dtype=str)["config"].dropna())
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, KeyError, UnicodeDecodeError) as exc:
+            raise ResultsFileError(f"The failures file {failures_path} is not a CSV table with a 'config' column "
+                                   f"({type(exc).__name__}). Restore it with git checkout, or rerun the "
+                                   "experiment.") from exc
+    base = frame["scenario"].str.split(" ").str[0]
+    by_config = {key: part for key, part in frame.groupby([frame["task"], frame["method"], base])}
+    for c in experiment.configurations:
+        if c.key in failed:
+            continue
+        n_splits = int(c.parameters["n_splits"])
+        part = by_config.get((c.task, c.method, c.scenario))
+        label = f"{c.task} / {c.method} / {c.scenario}"
+        if part is None:
+            return f"no rows for {label}"
+        got = sorted(set(part["split"]))
+        if got != list(range(n_splits)):
+            return f"{label} has splits {_ranges(got)}, expected 0-{n_splits - 1}"
+        metrics = part.groupby(["scenario", "split"])["metric"].apply(frozenset)
+        if metrics.nunique() > 1:
+            return f"{label} records different metrics on different splits"
+    return None
+
+
+def _ranges(values):
+    if not values:
+        return "none"
+    return f"{values[0]}-{values[-1]} ({len(values)} of them)" if len(values) > 1 else str(values[0])
+
+
 def write_scorecard(output="reports", *, experiments=None):
     """Rebuild ``OUTPUT/reproduction.csv`` and ``OUTPUT/reproduction.md`` from every table
     experiment's declarations and the ``OUTPUT/NAME/splits.csv`` present (atomic writes).
@@ -340,6 +482,9 @@ def write_scorecard(output="reports", *, experiments=None):
     from ._runner import _atomic_write_text
 
     folder = Path(output).expanduser().resolve()
+    if not folder.is_dir():
+        raise ResultsFileError(f"The reports folder {output!r} ({folder}) does not exist: nothing to score. Give the "
+                               "folder `ssl-toolkit reproduce` wrote (default: reports).")
     published, splits, failures, tasks, variants, inputs, substitutes = [], [], [], {}, [], [], {}
     for name in (experiments or list_experiments()):
         exp = load_experiment(name)   # a notebook experiment's cells come from the `splits` table it records
@@ -376,17 +521,16 @@ def write_scorecard(output="reports", *, experiments=None):
                     outside = outside[outside["task"].isin(entry["tasks"])]
                 splits.append(outside.assign(experiment=exp.name))
         path = folder / exp.name / "splits.csv"
-        if path.is_file():
-            frame = pd.read_csv(path, dtype={"task": str, "method": str, "scenario": str})
-            splits.append(frame)
-            # a notebook run has no task list of its own: a cell it did not record has no result
-            tasks[exp.name] = set(declared["task"]) if exp.notebook else set(frame["task"])
-            fail_path = folder / exp.name / "failures.csv"
-            if fail_path.is_file():
-                fails = pd.read_csv(fail_path)
-                if len(fails):
-                    failures.append(fails.assign(experiment=exp.name))
-                    tasks[exp.name] |= set(fails["task"])
+        frame = read_split_results(path, exp)   # every experiment that declares cells: its file, checked whole
+        splits.append(frame)
+        # a notebook run has no task list of its own: a cell it did not record has no result
+        tasks[exp.name] = set(declared["task"]) if exp.notebook else set(frame["task"])
+        fail_path = folder / exp.name / "failures.csv"
+        if fail_path.is_file():
+            fails = pd.read_csv(fail_path)
+            if len(fails):
+                failures.append(fails.assign(experiment=exp.name))
+                tasks[exp.name] |= set(fails["task"])
     if not published:
         raise ValueError("No experiment declares published numbers: nothing to score.")
     published = pd.concat(published, ignore_index=True)
