@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import importlib.resources
 import json
+import numbers
 import os
 import re
 import tomllib
@@ -178,6 +179,10 @@ def _check_table(path, where, table, allowed):
 def _experiment_path(name_or_path) -> Path:
     path = Path(name_or_path)
     if path.suffix == ".toml":
+        if not path.is_file():
+            raise ExperimentError(f"The experiment file {str(name_or_path)!r} does not exist ({path.resolve()}). Give "
+                                  f"an experiment name ({', '.join(list_experiments()) or 'none installed'}) or the "
+                                  "path of a .toml file.")
         return path
     known = list_experiments()
     if str(name_or_path) not in known:
@@ -229,6 +234,77 @@ def _task_from(path: Path, where: str, task: dict) -> dict:
         elif key != "from":
             merged[key] = value
     return merged
+
+
+def _line_of(path: Path, key: str, *, table: str | None = None, index: int = 0) -> str:
+    """``line N`` of ``key = ...`` in ``path``: at the top level, in ``[table]``, or in the ``index``-th
+    ``[[table]]`` (TOML parsers keep no positions); "" when it cannot be found (e.g. an inline table)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return ""
+    assignment = re.compile(rf"^\s*{re.escape(key)}\s*=|[{{,]\s*{re.escape(key)}\s*=")
+    inside, seen = table is None, -1
+    for number, line in enumerate(lines, 1):
+        header = re.match(r"^\s*(\[\[?)\s*([\w.]+)\s*\]\]?", line)
+        if header:
+            if table is not None and header.group(2) == table:
+                seen += 1 if header.group(1) == "[[" else 0
+                inside = header.group(1) == "[" or seen == index
+            else:
+                inside = False
+            continue
+        if inside and assignment.search(line.split("#", 1)[0]):
+            return f"line {number}"
+    return ""
+
+
+def _check_value(path: Path, where: str, value, *, kind=numbers.Integral, low=None, high=None, also=(),
+                 line: str = "", meaning: str = ""):
+    """One value of an experiment file against the rule of the function it feeds (``check_scalar``'s
+    wording), as an :class:`ExperimentError` naming the file, the key and the line."""
+    from toolkit._validation import check_scalar
+
+    if value in also and not isinstance(value, bool):
+        return
+    try:
+        check_scalar(value, where, "the experiment", kind=kind, low=low, high=high)
+    except (TypeError, ValueError) as exc:
+        rule = str(exc).split(" must be ", 1)[-1].split(". Got", 1)[0]
+        extra = f" or {', '.join(map(str, also))}" if also else ""
+        raise ExperimentError(f"{path}{', ' + line if line else ''}: {where} must be {rule}{extra}"
+                              f"{' (' + meaning + ')' if meaning else ''}. Got {value!r} instead.") from None
+
+
+#: The settings of an experiment file and the rules of the functions they feed: ``select``'s
+#: ``n_folds``, the seeds of ``toolkit.data.split`` / ``cv_splits`` and ``select`` (``rng``).
+_SETTING_RULES = {"splits": dict(low=1, meaning="random partitions per task"),
+                  "seed": dict(low=0, meaning="partition j uses seed + j, a non-negative rng seed"),
+                  "n_folds": dict(low=2, meaning="select's folds over the labelled points")}
+#: A task's sizes and the rules of toolkit.data.split / cv_splits (-1: the rest / the whole part).
+_TASK_RULES = {"l": dict(low=1, meaning="labelled points per split"),
+               "u": dict(low=0, also=(-1,), meaning="unlabelled points; -1 takes the rest of the training part"),
+               "t": dict(low=1, also=(-1,), meaning="test points; -1 takes the whole test part"),
+               "v": dict(low=0, meaning="validation points"),
+               "folds": dict(low=2, meaning="folds of the melacci-belkin protocol"),
+               "repeats": dict(low=1, meaning="repeats of the melacci-belkin protocol"),
+               "n_train": dict(low=2, also=(-1,), meaning="size of the training part; -1 takes the first half"),
+               "splits": dict(low=1, meaning="random partitions of this task")}
+
+
+def _check_settings(path: Path, spec: dict, quick_spec: dict) -> None:
+    for table, values in ((None, spec), ("quick", quick_spec)):
+        for key, rule in _SETTING_RULES.items():
+            if key in values:
+                where = key if table is None else f"quick.{key}"
+                _check_value(path, where, values[key], line=_line_of(path, key, table=table), **rule)
+
+
+def _check_task_sizes(path: Path, where: str, task: dict, index: int) -> None:
+    for key, rule in _TASK_RULES.items():
+        if key in task:
+            _check_value(path, f"{where}.{key}", task[key], line=_line_of(path, key, table="tasks", index=index),
+                         **rule)
 
 
 _PARAMETER_LINE = re.compile(r"^(\w+): (\w+) = (.+?)  # (.+)$")
@@ -338,6 +414,7 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
     for where, table in (("parameters", spec), ("quick.parameters", quick_spec)):
         if "parameters" in table:
             raise ExperimentError(f"{path}: {where} only goes with 'notebook' (an experiment that runs one notebook).")
+    _check_settings(path, spec, quick_spec)
     settings = {"splits": spec.get("splits", 10), "seed": spec.get("seed", 0), "n_folds": spec.get("n_folds", 5),
                 "scenarios": spec.get("scenarios", ["labeled-cv"]), "quick": quick}
     if quick:
@@ -360,6 +437,7 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
         for required in ("dataset", "l"):
             if required not in task:
                 raise ExperimentError(f"{path}: {where} needs the key {required!r}.")
+        _check_task_sizes(path, where, task, i)
         if task["dataset"] not in datasets:
             raise ExperimentError(f"{path}: {where}.dataset = {task['dataset']!r} is not a data set. Valid choices: "
                                   f"{', '.join(datasets)}.")

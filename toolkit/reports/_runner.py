@@ -305,6 +305,10 @@ def run_experiment(experiment, *, output="reports", quick=False, jobs=1, log=pri
         + (f" on {min(jobs, len(todo))} kernels" if todo else "")
         + (f", select's jobs on the Dask scheduler {scheduler}" if todo and scheduler else "")
         + (f"; skipped methods: {', '.join(exp.skipped)}" if exp.skipped else ""))
+    if todo:                         # what only the functions can judge, judged by them before any kernel starts
+        from ._preflight import check_configurations
+
+        check_configurations(exp, todo)
     if todo and scheduler:           # an unreachable scheduler fails here, once, not in every configuration
         from toolkit._dask import dask_client
 
