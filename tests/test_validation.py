@@ -460,6 +460,11 @@ ALWAYS_INVALID = {
     "rows": {"drop_row"},                                                           # only its row count is read
     "count": {"complex", "negative", "zero", "float"},
     "alpha": {"nan", "complex", "negative", "zero", "above_one"},
+    # issue 26's classes: degenerate rows, NaN in precomputed matrices, overflow
+    "Xwidth": {"nan", "inf", "complex", "extra_dim", "one_row", "identical_rows"},      # a width needs spread
+    "Xcos": {"nan", "inf", "complex", "extra_dim", "zero_row"},                         # cosine needs angles
+    "diffs": {"nan", "inf", "complex", "extra_dim", "overflow"},                        # paired differences
+    "Kgraph": {"nan", "inf", "complex", "extra_dim", "drop_row"},   # read as given: finite and square, no PSD test
 }
 OPTIONAL = {"Xu": {"empty"}, "X": {"empty"}, "Xalone": {"empty"}, "y": {"empty"}, "vec": {"empty"}}
 
@@ -491,6 +496,14 @@ def _corrupt(value, how):
         a = -a - np.eye(a.shape[0])
     elif how == "skew":
         a = a + np.triu(np.ones_like(a), 1)
+    elif how == "one_row":
+        a = a[:1]
+    elif how == "identical_rows":
+        a = np.repeat(a[:1], len(a), axis=0)
+    elif how == "zero_row":
+        a[0] = 0.0
+    elif how == "overflow":
+        a = np.where(np.arange(a.size) % 2 == 0, 1e308, -1e308) * (1 if a.flat[0] >= 0 else -1)
     return a
 
 
@@ -532,7 +545,7 @@ def _cases():
                                            dict(X=rng.normal(size=(4, 2)), kernel_degree=2, scale=1.0),
                                            dict(X="Xfree", kernel_degree="count", scale="pos")),
                               lambda r, a: _finite(r)),
-        "width_heuristic": (lambda rng: (toolkit.width_heuristic, dict(X=rng.normal(size=(4, 2))), dict(X="Xfree")),
+        "width_heuristic": (lambda rng: (toolkit.width_heuristic, dict(X=rng.normal(size=(4, 2))), dict(X="Xwidth")),
                             lambda r, a: np.isfinite(r)),
         "rlsc": (lambda rng: (lambda X_labeled, y_labeled, lam: toolkit.rlsc(X_labeled, y_labeled, lam=lam),
                               dict(zip(("X_labeled", "y_labeled"), points(rng)[:2]), lam=0.1),
@@ -601,15 +614,25 @@ def _cases():
                                                                           rng=0),
                                         dict(dataset=np.tile([1.0, -1.0], 10), v=2), dict(dataset="vec", v="count")),
                            lambda r, a: len(r) == 2),
+        "graphs.knn_graph": (lambda rng: (lambda X, neighbors: toolkit.graphs.knn_graph(X, neighbors=neighbors,
+                                                                                          metric="cosine"),
+                                          dict(X=rng.normal(size=(8, 3)), neighbors=3),
+                                          dict(X="Xcos", neighbors="count")),
+                             lambda r, a: r.shape == (len(a["X"]),) * 2 and _finite(r.data)),
+        "graphs.knn_graph_from_kernel": (lambda rng: (lambda K, neighbors: toolkit.graphs.knn_graph_from_kernel(
+                                                          K, neighbors=neighbors),
+                                                      dict(K=kernel(rng)[0], neighbors=3),
+                                                      dict(K="Kgraph", neighbors="count")),
+                                         lambda r, a: _finite(r.data)),
         "stats.paired_ttest": (lambda rng: (stats.paired_ttest, dict(a=rng.random(6), b=rng.random(6)),
-                                            dict(a="vec", b="vec")),
+                                            dict(a="diffs", b="diffs")),
                                lambda r, a: 0 <= r.pvalue <= 1),
         "stats.wilcoxon": (lambda rng: (stats.wilcoxon, dict(a=rng.random(6), b=rng.random(6)),
-                                        dict(a="vec", b="vec")),
+                                        dict(a="diffs", b="diffs")),
                            lambda r, a: 0 <= r.pvalue <= 1),
         "stats.corrected_ttest": (lambda rng: (stats.corrected_ttest, dict(a=rng.random(6), b=rng.random(6),
                                                                            n_train=30, n_test=10),
-                                               dict(a="vec", b="vec", n_train="pos", n_test="pos")),
+                                               dict(a="diffs", b="diffs", n_train="pos", n_test="pos")),
                                   lambda r, a: 0 <= r.pvalue <= 1),
         "stats.friedman": (lambda rng: (stats.friedman, dict(scores=rng.random((5, 3))), dict(scores="Xfree")),
                            lambda r, a: 0 <= r.pvalue <= 1),
@@ -683,3 +706,49 @@ def test_the_driver_covers_the_public_functions():
     functions |= {n for n in stats.__all__ if inspect.isfunction(getattr(stats, n))} - {"cd_diagram"}
     functions |= {"split", "cv_splits"}
     assert functions - covered <= {"linear_kernel", "rbf_kernel"}, functions - covered   # as kernel_matrix
+
+
+# ------------------------------------------------------------- select names what the caller wrote (issue 26)
+@pytest.mark.parametrize("grid, fixed, message", [
+    ({"lam": [1.0]}, {"kernel": "rbf", "sigma_scale": -1.0},
+     r"The \"fixed\['sigma_scale'\]\" parameter of select must be a float in \(0.0, inf\). Got -1.0"),
+    ({"lam": [1.0], "sigma_scale": [1.0, 0.0]}, {"kernel": "rbf"},
+     r"The \"grid\['sigma_scale'\]\" parameter of select must be a float in \(0.0, inf\). Got 0.0"),
+    ({"lam": [1.0]}, {"kernel": "polynomial", "kernel_degree": 0},
+     r"The \"fixed\['kernel_degree'\]\" parameter of select must be an int in \[1, inf\)"),
+    ({"lam": [-1.0]}, {"kernel": "linear"},
+     r"select\('rlsc'\): grid\['lam'\] = \[-1.0\] is refused by rlsc: The 'lam' parameter of rlsc must be"),
+])
+def test_select_names_the_grid_or_fixed_entry_a_solver_refuses(grid, fixed, message):
+    """sigma_scale = -1 was reported as "sigma -3.66" of kernel_matrix; a solver's refusal now names the
+    caller's grid / fixed entry first."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    y[:8] = np.tile([1.0, -1.0], 4)
+    with pytest.raises(ValueError, match=message):
+        select("rlsc", X, y, Indices(np.arange(8), np.arange(8, 30), np.arange(30, 40)), grid=grid, fixed=fixed,
+               rng=0, progress=False, n_folds=2)
+
+
+def test_select_names_a_graph_argument_refused_inside_the_laplacian():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    y[:8] = np.tile([1.0, -1.0], 4)
+    with pytest.raises(ValueError, match=r"select\('lapsvm'\): fixed\['neighbors'\] = 0 is refused by knn_graph"):
+        select("lapsvm", X, y, Indices(np.arange(8), np.arange(8, 30), np.arange(30, 40)), grid={"gamma_A": [1.0]},
+               fixed={"kernel": "rbf", "sigma": 1.0, "neighbors": 0}, rng=0, progress=False, n_folds=2)
+
+
+def test_laplacian_svm_path_runs_with_its_own_defaults_and_names_itself():
+    """Issue 26: its defaults failed, naming kernel_matrix; sigma="scale" is lapsvm's width rule."""
+    from toolkit.kernels import scale_width
+
+    rng = np.random.default_rng(0)
+    Xl, Xu = rng.normal(size=(6, 3)), rng.normal(size=(10, 3))
+    yl = np.array([1, -1, 1, -1, 1, -1.0])
+    path = toolkit.laplacian_svm_path(Xl, yl, Xu)
+    assert path.sigma == scale_width(np.vstack([Xl, Xu]))
+    with pytest.raises(ValueError, match=r"The 'sigma' parameter of laplacian_svm_path is required for kernel='rbf'"):
+        toolkit.laplacian_svm_path(Xl, yl, Xu, sigma=None)

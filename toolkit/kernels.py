@@ -723,6 +723,13 @@ def training_kernel(X, func, *, kernel, sigma=None, kernel_degree=2, coef0=1.0, 
     if kernel == "precomputed":
         label = label or f"The 'X' parameter of {func} (the kernel matrix K with kernel='precomputed')"
         return _as_dtype(check_kernel_matrix(X, "X", func, symmetrize=symmetrize, label=label), check_dtype(dtype, func))
+    if kernel == "rbf":                  # named as the caller's arguments, not kernel_matrix's
+        if sigma is None:
+            raise ValueError(f"The 'sigma' parameter of {func} is required for kernel='rbf' (the RBF width, a float "
+                             "> 0). Got None instead.")
+        check_scalar(sigma, "sigma", func, low=0.0, low_closed=False)
+    elif kernel == "polynomial":
+        check_scalar(kernel_degree, "kernel_degree", func, kind=numbers.Integral, low=1)
     return kernel_matrix(X, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0, dtype=dtype)
 
 

@@ -355,8 +355,8 @@ class LapSVMPath(SemiSupervisedClassifier):
         The λ at which ``decision_function`` / ``predict`` evaluate the path (> 0).
     kernel, sigma, kernel_degree, coef0, neighbors, weight, graph_sigma, normalized, degree, metric,
     gamma_ratio, lambda_min, max_iter, ridge, callback
-        As in :func:`toolkit.laplacian_svm_path` (``sigma`` defaults to 1.0 here: the path function
-        has no default width and no ``"scale"`` rule yet).
+        As in :func:`toolkit.laplacian_svm_path` (``sigma="scale"``: the width rule of
+        :class:`LapSVM`, half the median distance between rows).
     unlabeled : int, str, float or None, default=None
         The marker of unlabelled rows in ``y``; None: missing labels (NaN or None), else -1
         (:func:`toolkit._validation.resolve_unlabeled`). At least one row must carry it.
@@ -369,7 +369,7 @@ class LapSVMPath(SemiSupervisedClassifier):
     _function = staticmethod(laplacian_svm_path)
     _sparse = False
 
-    def __init__(self, *, lam=1.0, kernel="rbf", sigma=1.0, kernel_degree=2, coef0=1.0, neighbors=6,
+    def __init__(self, *, lam=1.0, kernel="rbf", sigma="scale", kernel_degree=2, coef0=1.0, neighbors=6,
                  weight="binary", graph_sigma=None, normalized=True, degree=1, metric="euclidean", gamma_ratio=1.0,
                  lambda_min=None, max_iter=None, ridge=0.0, callback=None, unlabeled=None):
         self.lam = lam

@@ -264,7 +264,7 @@ def graph_arguments(**given):
     return {k: (v, _GRAPH_DEFAULTS[k]) for k, v in given.items()}
 
 
-def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma=None, kernel_degree=2,
+def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma="scale", kernel_degree=2,
                        coef0=1.0, neighbors=6, weight="binary", graph_sigma=None, normalized=True,
                        degree=1, metric="euclidean", laplacian_matrix=None, gamma_ratio=1.0,
                        lambda_min=None, max_iter=None, ridge=0.0, callback=None, n_basis=None, basis="uniform",
@@ -294,8 +294,9 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
         May have zero rows (the supervised SVM path); kernel rows ``(n_unlabeled, n)`` with
         ``kernel="precomputed"``.
     kernel : {"linear", "rbf", "polynomial", "precomputed"} or callable, default="rbf"
-    sigma : float, default=None
-        RBF width, ``exp(-‖x - z‖² / (2 σ²))``; required for ``kernel="rbf"``.
+    sigma : float or "scale", default="scale"
+        RBF width, ``exp(-‖x - z‖² / (2 σ²))``; ``"scale"``: the rule of :func:`toolkit.lapsvm`
+        (:func:`toolkit.kernels.scale_width` of all training points), recorded as ``path.sigma``.
     kernel_degree, coef0 : int, float, default=2, 1.0
         Polynomial kernel parameters.
     neighbors, weight, graph_sigma, normalized, degree, metric :
@@ -378,6 +379,11 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
     max_iter = 50 * l + 100 if max_iter is None else check_scalar(max_iter, "max_iter", func,
                                                                   kind=numbers.Integral, low=1)
     n_basis = check_scalar(n_basis, "n_basis", func, kind=numbers.Integral, low=1, allow_none=True)
+    if kernel == "rbf" and isinstance(sigma, str):        # the width rule of toolkit.lapsvm
+        from toolkit.kernels import scale_width
+
+        check_option(sigma, "sigma", func, ("scale",))
+        sigma = scale_width(np.vstack([X_labeled, X_unlabeled]))
     if n_basis is not None:
         from toolkit.manifold import _lowrank as lowrank
 

@@ -285,7 +285,7 @@ def _permuted(L, order):
 
 
 def cv_laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, n_folds=5, lambdas=None, n_lambdas=100, rng=None,
-                          kernel="rbf", sigma=None, kernel_degree=2, coef0=1.0, neighbors=6, weight="binary",
+                          kernel="rbf", sigma="scale", kernel_degree=2, coef0=1.0, neighbors=6, weight="binary",
                           graph_sigma=None, normalized=True, degree=1, metric="euclidean",
                           laplacian_matrix=None, gamma_ratio=1.0):
     """k-fold cross-validation of :func:`laplacian_svm_path` over the labelled points.
@@ -328,6 +328,7 @@ laplacian_matrix, gamma_ratio :
     n_lambdas = check_scalar(n_lambdas, "n_lambdas", func, kind=numbers.Integral, low=1)
     grid = _grid_from(full, lambdas, n_lambdas, func)
     L = full.laplacian_matrix       # the graph is built once, on all n points
+    common["sigma"] = full.sigma    # and the width once ("scale": of all n points)
     fold = stratified_folds(y, n_folds, gen)
     fold_err = np.empty((n_folds, grid.size))
     for k in range(n_folds):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import numbers
 import time
 import warnings
@@ -21,6 +22,7 @@ from toolkit._cv import one_standard_error, stratified_folds
 from toolkit._methods import KERNEL_PARAMS, METHODS, Method, _pos_neg, get_method
 from toolkit._validation import (check_consistent_rows, check_disjoint, check_indices, check_matrix, check_option,
                                  check_rng, check_scalar)
+from toolkit.kernels import KERNELS
 from toolkit.selection._cache import GraphCache, kernel_for
 from toolkit._dask import check_scheduler
 from toolkit.selection._splitter import SCENARIOS, scenario_label
@@ -377,6 +379,21 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
     base = {"dataset": dataset, "task": task, "split": split_id, "method": m.name, "scenario": label}
     metric, target, jobs = _jobs(scenario, y, idx, list(kernel_groups.values()), n_folds, seed)
 
+    try:
+        return _selection(m, X, y, idx, combos, fixed, grid, scenario, refit, n_folds, seed, width, base, metric,
+                          target, jobs, known_unlabeled, label, n_jobs, progress, warm_start, scheduler)
+    except (ValueError, TypeError) as exc:        # a value the caller gave, refused inside a fit
+        worded = _in_callers_terms(exc, m, grid, fixed)
+        if worded is None:
+            raise
+        raise worded from exc
+
+
+def _selection(m, X, y, idx, combos, fixed, grid, scenario, refit, n_folds, seed, width, base, metric, target, jobs,
+               known_unlabeled, label, n_jobs, progress, warm_start, scheduler):
+    """:func:`select` once its arguments are checked: the fits, the choice and the refit."""
+    import pandas as pd
+
     graphs = GraphCache()        # this selection's own L^p per fold: nothing shared with another call
 
     def fit_on_training_set(params):
@@ -590,7 +607,40 @@ def _check_grid(m, grid, fixed):
         if isinstance(values, (list, tuple, np.ndarray)) and len(values) == 0:
             raise ValueError(f"The 'grid' parameter of {func} must give at least one value for every parameter "
                              f"(an empty grid {{}} fits the fixed parameters). Got no values for {name!r} instead.")
+    # the kernel's own parameters are select's to read (sigma_scale becomes sigma = sigma_scale × width):
+    # checked here, named as the caller wrote them, not as the derived value a solver would see
+    for part, table in (("grid", grid), ("fixed", fixed)):
+        for name in KERNEL_PARAMS:
+            if name not in table:
+                continue
+            values = table[name] if part == "grid" and isinstance(table[name], (list, tuple, np.ndarray)) \
+                else [table[name]]
+            for value in values:
+                where = f"{part}['{name}']"
+                if name == "kernel" and not callable(value):
+                    check_option(value, where, func, KERNELS)
+                elif name in ("sigma", "sigma_scale") and value is not None and not isinstance(value, str):
+                    check_scalar(value, where, func, low=0.0, low_closed=False)
+                elif name == "kernel_degree":
+                    check_scalar(value, where, func, kind=numbers.Integral, low=1)
     return grid, fixed
+
+
+_NAMED_PARAMETER = re.compile(r"The '(\w+)' parameter of (\w+)")
+
+
+def _in_callers_terms(exc, m, grid, fixed):
+    """A solver's refusal of a value the caller gave in ``grid`` or ``fixed``, re-worded to name it
+    there (``fixed['neighbors'] = 0``) instead of the inner function that checked it (``knn_graph``);
+    None when the message names no such parameter."""
+    found = _NAMED_PARAMETER.search(str(exc))
+    if found is None:
+        return None
+    name, inner = found.groups()
+    for part, table in (("fixed", fixed), ("grid", grid)):
+        if name in table:
+            return type(exc)(f"select('{m.name}'): {part}['{name}'] = {table[name]!r} is refused by {inner}: {exc}")
+    return None
 
 
 def _run_numbered_job(number, *args):
