@@ -163,10 +163,14 @@ def test_string_labels_and_other_markers(moons):
     assert set(LapSVM(sigma=0.3, gamma_I=1.0, unlabeled="?").fit(X, as_strings).predict(X[:5])) <= {"cat", "dog"}
 
 
-def test_a_string_minus_one_is_a_class_not_the_marker(moons):
+def test_a_string_minus_one_is_a_class_only_under_a_text_marker(moons):
+    """The text "-1" read with the default number -1 is ambiguous (issue 26: it silently became a third
+    class): refused; under an explicit text marker it is a class like any other."""
     X, y, _ = moons
     target = np.where(y == -1, "-1", np.where(y == 1, "b", "a"))        # every row labelled, 3 string classes
-    est = RLSC(kernel="rbf", sigma=0.3).fit(X, target)
+    with pytest.raises(ValueError, match=r"the text '-1' on \d+ rows: text and numbers never match"):
+        RLSC(kernel="rbf", sigma=0.3).fit(X, target)
+    est = RLSC(kernel="rbf", sigma=0.3, unlabeled="u").fit(X, target)
     assert est.classes_.tolist() == ["-1", "a", "b"]
 
 
