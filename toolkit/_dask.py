@@ -92,7 +92,7 @@ def _probe(address, func, timeout):
         raise ValueError(f"The 'scheduler' parameter of {func} must be a Dask scheduler address such as "
                          f"{EXAMPLE}. Got {address!r} instead ({exc}).") from exc
     if host is None:
-        return
+        return False
     deadline = time.monotonic() + timeout
     try:
         sock = socket.create_connection((host, port), timeout=timeout)
@@ -101,8 +101,8 @@ def _probe(address, func, timeout):
                       f"within {timeout:g} s: {exc}. Start one with `dask scheduler` and workers with "
                       f"`dask worker {address}`, or pass scheduler=None to run locally.") from exc
     with sock:
-        if scheme != "tcp":           # TLS: the client speaks first; the client's own timeout applies
-            return
+        if scheme != "tcp":           # TLS: the client speaks first, no greeting to read (see dask_client)
+            return False
         # A Dask server greets every connection with its handshake, framed by its byte count (8 bytes,
         # little-endian): distributed.Client would wait for it without a deadline, so a port that
         # accepts and never speaks Dask (a stuck process, another service) would block it for good.
@@ -123,6 +123,33 @@ def _probe(address, func, timeout):
                            f"did not greet in the Dask protocol within {timeout:g} s (got {found}). Is it a Dask "
                            f"scheduler? Check the port (`dask scheduler` prints its address), or pass "
                            "scheduler=None to run locally.")
+    return True
+
+
+def _client_with_deadline(distributed, address, func, timeout):
+    """``distributed.Client`` opened in a helper thread, given up after ``timeout`` plus a margin: for
+    the addresses whose greeting cannot be read beforehand (TLS, other schemes), where the client
+    would wait for the handshake without a deadline."""
+    import threading
+
+    box = {}
+
+    def open_client():
+        try:
+            box["client"] = distributed.Client(address, timeout=timeout, set_as_default=False)
+        except BaseException as exc:          # handed to the caller's thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=open_client, daemon=True)
+    worker.start()
+    worker.join(timeout + 5.0)
+    if worker.is_alive():
+        raise TimeoutError(f"The Dask scheduler at {address!r} (the 'scheduler' parameter of {func}) did not complete "
+                           f"the Dask handshake within {timeout + 5.0:g} s. Is it a Dask scheduler? Or pass "
+                           "scheduler=None to run locally.")
+    if "error" in box:
+        raise box["error"]
+    return box["client"]
 
 
 @contextlib.contextmanager
@@ -141,9 +168,10 @@ def dask_client(scheduler, func="select", *, timeout=CONNECT_TIMEOUT):
     if isinstance(scheduler, distributed.Client):
         yield scheduler
         return
-    _probe(scheduler, func, timeout)
+    probed = _probe(scheduler, func, timeout)
     try:
-        client = distributed.Client(scheduler, timeout=timeout, set_as_default=False)
+        client = (distributed.Client(scheduler, timeout=timeout, set_as_default=False) if probed else
+                  _client_with_deadline(distributed, scheduler, func, timeout))
     except OSError as exc:            # TimeoutError included: the socket opened, the handshake did not finish
         raise OSError(f"The Dask scheduler at {scheduler!r} (the 'scheduler' parameter of {func}) did not answer "
                       f"within {timeout:g} s: {exc}.") from exc
