@@ -536,8 +536,9 @@ def _refuse_marker_of_the_other_kind(y, marker, unlabeled):
         found = f"numbers, {twins} of them equal to {target:g}"
         remedy = f"pass unlabeled={target:g} if those are the unlabelled rows"
     else:
-        found = f"the text {str(_twin_text(y, target))!r} on {twins} rows"
-        remedy = f"pass unlabeled={str(_twin_text(y, target))!r} if those are the unlabelled rows"
+        text = str(_twin_text(y, target))
+        found = f"the text {text!r} on {twins} rows"
+        remedy = f"pass unlabeled={text!r} if those are the unlabelled rows"
     given = ("" if unlabeled is not None else
              " (unlabeled=None reads -1 when y holds no missing label)")
     raise ValueError(f"The marker of unlabelled rows in effect is {marker!r}, {'text' if marker_is_text else 'a number'}"

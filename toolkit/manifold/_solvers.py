@@ -33,6 +33,7 @@ from toolkit.manifold import _lowrank as lowrank
 from toolkit._contract import (BREAKDOWN, CALLBACK, CONVERGED, EARLY_STOP, MAX_ITER, ConvergenceWarning,
                                DegenerateFitWarning, ReadOnlyDict, is_converged, status_message,
                                warn_not_converged)
+from toolkit._methods import GRAPH_PARAMS
 from toolkit._validation import (check_consistent_rows, check_features, check_kernel_matrix, check_labels,
                                  check_given_laplacian, check_matrix, check_option, check_rng, check_scalar,
                                  label_classes)
@@ -337,10 +338,9 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
     return X, K, L, Y, classes, degrees, params, {"kernel": t_kernel, "graph": t_graph}
 
 
-#: The graph of the Laplacian solvers when they build it (``degree=None``: 2): those of
+#: The graph of the Laplacian solvers when they build it (``degree=None``: 2): the registry's
 #: :data:`toolkit._methods.GRAPH_PARAMS`, plus the neighbour search.
-GRAPH_DEFAULTS = {"neighbors": 10, "degree": 2, "normalized": True, "weight": "heat", "graph_sigma": None,
-                  "metric": "euclidean", "neighbor_search": "auto"}
+GRAPH_DEFAULTS = {**GRAPH_PARAMS, "neighbor_search": "auto"}
 
 #: ``sigma="scale"``: the RBF width read off the training rows by :func:`toolkit.kernels.scale_width`.
 SIGMA_RULES = ("scale",)

@@ -253,15 +253,15 @@ class LaplacianSvmPath:
         return "<pre>" + self.summary() + "</pre>"
 
 
-#: The graph-building arguments of the Wang path functions and their defaults (those of
-#: :func:`toolkit.graphs.laplacian`): refused with a given ``laplacian_matrix`` when set.
-_GRAPH_DEFAULTS = {"neighbors": 6, "weight": "binary", "graph_sigma": None, "normalized": True,
-                   "metric": "euclidean", "neighbor_search": "auto"}
-
-
 def graph_arguments(**given):
-    """``name: (value, default)`` of the path functions' graph-building arguments."""
-    return {k: (v, _GRAPH_DEFAULTS[k]) for k, v in given.items()}
+    """``name: (value, default)`` of the path functions' graph-building arguments, whose defaults are
+    those of :func:`toolkit.graphs.laplacian` (refused next to a given ``laplacian_matrix`` when set)."""
+    import inspect
+
+    from toolkit.graphs import laplacian
+
+    defaults = inspect.signature(laplacian).parameters
+    return {k: (v, defaults[k].default) for k, v in given.items()}
 
 
 def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma="scale", kernel_degree=2,

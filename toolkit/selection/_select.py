@@ -6,6 +6,7 @@ table, the 1-SE rule (:func:`toolkit._cv.one_standard_error`) and the refit.
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import re
@@ -379,65 +380,53 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
     base = {"dataset": dataset, "task": task, "split": split_id, "method": m.name, "scenario": label}
     metric, target, jobs = _jobs(scenario, y, idx, list(kernel_groups.values()), n_folds, seed)
 
-    try:
-        return _selection(m, X, y, idx, combos, fixed, grid, scenario, refit, n_folds, seed, width, base, metric,
-                          target, jobs, known_unlabeled, label, n_jobs, progress, warm_start, scheduler)
-    except (ValueError, TypeError) as exc:        # a value the caller gave, refused inside a fit
-        worded = _in_callers_terms(exc, m, grid, fixed)
-        if worded is None:
-            raise
-        raise worded from exc
+    with _in_callers_terms(m, grid, fixed):      # a value the caller gave, refused inside a fit
+        graphs = GraphCache()        # this selection's own L^p per fold: nothing shared with another call
 
+        def fit_on_training_set(params):
+            """The model with ``params`` fitted on L ∪ U (the refit), and its time."""
+            kp = {k: v for k, v in params.items() if k in KERNEL_PARAMS}
+            rest = {k: v for k, v in params.items() if k not in KERNEL_PARAMS}
+            start = time.perf_counter()
+            fitted = m.fit(_take(X, idx.labeled), y[idx.labeled], _take(X, idx.unlabeled),
+                           kernel=kernel_for(kp, width), rng=seed,
+                           **_solver_extras(m, rest, X, y, graphs, idx.validation), **rest)
+            return fitted, time.perf_counter() - start
 
-def _selection(m, X, y, idx, combos, fixed, grid, scenario, refit, n_folds, seed, width, base, metric, target, jobs,
-               known_unlabeled, label, n_jobs, progress, warm_start, scheduler):
-    """:func:`select` once its arguments are checked: the fits, the choice and the refit."""
-    import pandas as pd
-
-    graphs = GraphCache()        # this selection's own L^p per fold: nothing shared with another call
-
-    def fit_on_training_set(params):
-        """The model with ``params`` fitted on L ∪ U (the refit), and its time."""
-        kp = {k: v for k, v in params.items() if k in KERNEL_PARAMS}
-        rest = {k: v for k, v in params.items() if k not in KERNEL_PARAMS}
-        start = time.perf_counter()
-        fitted = m.fit(_take(X, idx.labeled), y[idx.labeled], _take(X, idx.unlabeled), kernel=kernel_for(kp, width),
-                       rng=seed, **_solver_extras(m, rest, X, y, graphs, idx.validation), **rest)
-        return fitted, time.perf_counter() - start
-
-    # one combination scored on V or T: the selection fit *is* the refit (same data, same seed), fit once
-    no_choice = scenario != "labeled-cv" and len(combos) == 1 and bool(refit)
-    if no_choice:
-        model, refit_seconds = fit_on_training_set(combos[0])
-        rows = [{**base, "params": _params_key(combos[0]), "fold": "all", "metric": metric,   # no fit of its own:
-                 "value": _error(model, _take(X, target), y[target]), "seconds": 0.0, "seed": seed}]  # the refit's
-    else:
-        rows = _execute(m, X, y, jobs, width, seed, base, n_jobs=n_jobs, progress=progress, warm_start=warm_start,
-                        graphs=graphs, validation=idx.validation, scheduler=scheduler)
-    table = pd.DataFrame(rows, columns=list(TIDY_COLUMNS))
-    summary_table, lambda_min, lambda_1se = _choose(table, metric, combos, m, scenario)
-    summary_table.insert(0, "scenario", label)
-    summary_table.insert(0, "method", m.name)
-
-    test_error, unlabeled_error, refit_n_iter = float("nan"), float("nan"), None
-    if not no_choice:
-        model = None
-    best = lambda_min if refit in ("min", False) else lambda_1se
-    if refit:
+        # one combination scored on V or T: the selection fit *is* the refit (same data, same seed), fit once
+        no_choice = scenario != "labeled-cv" and len(combos) == 1 and bool(refit)
         if no_choice:
-            seconds = refit_seconds
+            model, refit_seconds = fit_on_training_set(combos[0])
+            rows = [{**base, "params": _params_key(combos[0]), "fold": "all", "metric": metric,  # no fit of its
+                     "value": _error(model, _take(X, target), y[target]), "seconds": 0.0,  # own: the refit's
+                     "seed": seed}]
         else:
-            model, seconds = fit_on_training_set(best)
-        extra, refit_n_iter = _refit_scores(model, X, y, idx, known_unlabeled)
-        test_error, unlabeled_error = extra[0][1], extra[1][1]
-        refit_rows = [{**base, "params": _params_key(best), "fold": "refit", "metric": name, "value": value,
-                       "seconds": seconds, "seed": seed} for name, value in extra]
-        table = pd.concat([table, pd.DataFrame(refit_rows, columns=list(TIDY_COLUMNS))], ignore_index=True)
-    table["fold"] = table["fold"].astype(str)
-    return Selection(results=table, summary_table=summary_table, lambda_min=lambda_min, lambda_1se=lambda_1se,
-                     best_params=best, model=model, test_error=test_error, unlabeled_error=unlabeled_error,
-                     scenario=label, method=m.name, seed=seed, realistic=scenario != "test-set",
-                     refit_n_iter=refit_n_iter)
+            rows = _execute(m, X, y, jobs, width, seed, base, n_jobs=n_jobs, progress=progress,
+                            warm_start=warm_start, graphs=graphs, validation=idx.validation, scheduler=scheduler)
+        table = pd.DataFrame(rows, columns=list(TIDY_COLUMNS))
+        summary_table, lambda_min, lambda_1se = _choose(table, metric, combos, m, scenario)
+        summary_table.insert(0, "scenario", label)
+        summary_table.insert(0, "method", m.name)
+
+        test_error, unlabeled_error, refit_n_iter = float("nan"), float("nan"), None
+        if not no_choice:
+            model = None
+        best = lambda_min if refit in ("min", False) else lambda_1se
+        if refit:
+            if no_choice:
+                seconds = refit_seconds
+            else:
+                model, seconds = fit_on_training_set(best)
+            extra, refit_n_iter = _refit_scores(model, X, y, idx, known_unlabeled)
+            test_error, unlabeled_error = extra[0][1], extra[1][1]
+            refit_rows = [{**base, "params": _params_key(best), "fold": "refit", "metric": name, "value": value,
+                           "seconds": seconds, "seed": seed} for name, value in extra]
+            table = pd.concat([table, pd.DataFrame(refit_rows, columns=list(TIDY_COLUMNS))], ignore_index=True)
+        table["fold"] = table["fold"].astype(str)
+        return Selection(results=table, summary_table=summary_table, lambda_min=lambda_min, lambda_1se=lambda_1se,
+                         best_params=best, model=model, test_error=test_error, unlabeled_error=unlabeled_error,
+                         scenario=label, method=m.name, seed=seed, realistic=scenario != "test-set",
+                         refit_n_iter=refit_n_iter)
 
 
 def _jobs(scenario, y, idx, kernel_groups, n_folds, seed):
@@ -629,18 +618,21 @@ def _check_grid(m, grid, fixed):
 _NAMED_PARAMETER = re.compile(r"The '(\w+)' parameter of (\w+)")
 
 
-def _in_callers_terms(exc, m, grid, fixed):
-    """A solver's refusal of a value the caller gave in ``grid`` or ``fixed``, re-worded to name it
-    there (``fixed['neighbors'] = 0``) instead of the inner function that checked it (``knn_graph``);
-    None when the message names no such parameter."""
-    found = _NAMED_PARAMETER.search(str(exc))
-    if found is None:
-        return None
-    name, inner = found.groups()
-    for part, table in (("fixed", fixed), ("grid", grid)):
-        if name in table:
-            return type(exc)(f"select('{m.name}'): {part}['{name}'] = {table[name]!r} is refused by {inner}: {exc}")
-    return None
+@contextlib.contextmanager
+def _in_callers_terms(m, grid, fixed):
+    """Re-raise a solver's refusal of a value the caller gave in ``grid`` or ``fixed`` naming it there
+    (``fixed['neighbors'] = 0``) before the inner function that checked it (``knn_graph``); any other
+    error passes unchanged."""
+    try:
+        yield
+    except (ValueError, TypeError) as exc:
+        found = _NAMED_PARAMETER.search(str(exc))
+        name, inner = found.groups() if found else (None, None)
+        for part, table in (("fixed", fixed), ("grid", grid)):
+            if name in table:
+                raise type(exc)(f"select('{m.name}'): {part}['{name}'] = {table[name]!r} is refused by {inner}: "
+                                f"{exc}") from exc
+        raise
 
 
 def _run_numbered_job(number, *args):
