@@ -297,9 +297,84 @@ def test_auto_search_chooses_by_size_dimension_and_sparsity():
     from toolkit.graphs import APPROXIMATE_MIN_SAMPLES, KNN_TREE_MAX_FEATURES, choose_neighbor_search
     big = APPROXIMATE_MIN_SAMPLES
     assert choose_neighbor_search(np.empty((big, KNN_TREE_MAX_FEATURES + 1))) == "pynndescent"
-    assert choose_neighbor_search(np.empty((big, KNN_TREE_MAX_FEATURES))) == "sklearn"       # trees
+    assert choose_neighbor_search(np.empty((big, KNN_TREE_MAX_FEATURES))) == "kdtree"        # trees
+    assert choose_neighbor_search(np.empty((10, 2)), "manhattan") == "kdtree"
+    assert choose_neighbor_search(np.empty((10, 2)), "cosine") == "sklearn"                 # no tree for angles
     assert choose_neighbor_search(np.empty((big - 1, 300))) == "sklearn"                       # small
     assert choose_neighbor_search(sp.csr_matrix((big, 3))) == "pynndescent"
+    assert choose_neighbor_search(sp.csr_matrix((10, 3))) == "sklearn"
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "manhattan", "sqeuclidean"])
+def test_kdtree_search_gives_the_exact_graph(metric):
+    """SciPy's k-d tree, queried in its own order, against scikit-learn's exact search (and brute force
+    below): the same edges and weights, with duplicate points (more copies than neighbours) and ties
+    on a grid."""
+    rng = np.random.default_rng(3)
+    for X in (rng.normal(size=(300, 3)), np.repeat(rng.normal(size=(40, 2)), 9, axis=0),
+              rng.integers(0, 3, size=(200, 4)).astype(float)):
+        for k in (1, 6, 15):
+            for weight in ("binary", "heat", "distance"):
+                A = knn_graph(X, neighbors=k, weight=weight, metric=metric, neighbor_search="sklearn")
+                B = knn_graph(X, neighbors=k, weight=weight, metric=metric, neighbor_search="kdtree")
+                assert np.array_equal(A.indptr, B.indptr) and np.array_equal(A.indices, B.indices)
+                assert np.array_equal(A.data, B.data)
+    X = rng.normal(size=(60, 2))
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1)) if metric != "manhattan" else abs(X[:, None] - X[None]).sum(-1)
+    np.fill_diagonal(D, np.inf)
+    nearest = np.argsort(D, axis=1)[:, :4]
+    brute = np.zeros((60, 60), dtype=bool)
+    brute[np.repeat(np.arange(60), 4), nearest.ravel()] = True
+    brute |= brute.T
+    W = knn_graph(X, neighbors=4, metric=metric, neighbor_search="kdtree")
+    assert np.array_equal(W.toarray() > 0, brute)
+
+
+def test_kdtree_search_refuses_what_it_cannot_measure():
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    with pytest.raises(ValueError, match=r"'neighbor_search' parameter of knn_graph is 'kdtree'.*cosine"):
+        knn_graph(X, neighbors=2, metric="cosine", neighbor_search="kdtree")
+    with pytest.raises(ValueError, match=r"'neighbor_search' parameter of knn_graph is 'kdtree'.*sparse points"):
+        knn_graph(sp.csr_matrix(X), neighbors=2, neighbor_search="kdtree")
+
+
+def test_compiled_edge_union_and_tie_rule_equal_their_numpy_definitions():
+    """The compiled union of directed edges (first occurrence wins) and the compiled tie rule against
+    the NumPy definitions they replaced (np.unique over edge keys; lexsort and a stable argsort)."""
+    from toolkit.graphs import _nearest_with_ties, _symmetric_edges
+    rng = np.random.default_rng(7)
+    n = 50
+    rows = rng.integers(0, n, 400)
+    cols = rng.integers(0, n, 400)
+    dist = rng.integers(0, 5, 400).astype(float)           # repeated edges with other values: the first wins
+    indptr, indices, d = _symmetric_edges(n, rows, cols, dist)
+    keep = rows != cols
+    lo, hi = np.minimum(rows, cols)[keep], np.maximum(rows, cols)[keep]
+    key, first = np.unique(lo * n + hi, return_index=True)
+    ref = sp.coo_matrix((np.r_[dist[keep][first], dist[keep][first]],
+                         (np.r_[key // n, key % n], np.r_[key % n, key // n])), shape=(n, n)).tocsr()
+    ref.sort_indices()
+    assert np.array_equal(indptr, ref.indptr) and np.array_equal(indices, ref.indices)
+    assert np.array_equal(d, ref.data)
+    # the tie rule: rows with exact ties, NaN and inf, against lexsort / stable argsort
+    m, c, k = 200, 12, 5
+    dist = rng.integers(0, 6, size=(m, c)).astype(float)
+    dist[::17, 3] = np.nan
+    dist[::13, :] = np.inf
+    ind = np.stack([rng.permutation(1000)[:c] for _ in range(m)])
+    scale = rng.random(m)
+    order = np.lexsort((ind, dist), axis=-1)
+    sd, si = np.take_along_axis(dist, order, 1), np.take_along_axis(ind, order, 1)
+    kth = sd[:, k - 1:k]
+    tol = 1e-9 * (kth + scale[:, None])
+    with np.errstate(invalid="ignore"):
+        nearer = sd < kth - tol
+        tied = ~nearer & (sd <= kth + tol)
+    rank = np.where(nearer, -1, np.where(tied, si, np.iinfo(np.int64).max))
+    pick = np.argsort(rank, axis=1, kind="stable")[:, :k]
+    got_d, got_i, _ = _nearest_with_ties(dist, ind, k, scale, complete=True)
+    assert np.array_equal(got_i, np.take_along_axis(si, pick, 1))
+    assert np.array_equal(got_d, np.take_along_axis(sd, pick, 1), equal_nan=True)
 
 
 def test_unknown_neighbor_search_is_named():

@@ -628,8 +628,10 @@ def test_graph_read_off_the_kernel_gives_the_same_model():
     c = lapsvm(X[:6], y[:6], X[6:], neighbor_search="pynndescent", rng=1, **kw)
     assert c.params["neighbor_search"] == "pynndescent"
     assert c.objective == pytest.approx(b.objective, rel=1e-6)
-    # auto on 2-d points: scikit-learn's trees, recorded
-    assert lapsvm(X[:6], y[:6], X[6:], **kw).params["neighbor_search"] == "sklearn"
+    # auto on 2-d points: SciPy's k-d tree, recorded, the same graph, hence the same model
+    d = lapsvm(X[:6], y[:6], X[6:], **kw)
+    assert d.params["neighbor_search"] == "kdtree"
+    assert d.objective == b.objective
     with pytest.raises(ValueError, match="'neighbor_search'"):
         lapsvm(X[:6], y[:6], X[6:], neighbor_search="kd")
 

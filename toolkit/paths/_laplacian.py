@@ -334,7 +334,7 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
     rng : None, int or Generator, default=None
         Draw the basis points (``None``: evenly spaced rows) and seed an approximate neighbour
         search.
-    neighbor_search : {"auto", "sklearn", "pynndescent"}, default="auto"
+    neighbor_search : {"auto", "kdtree", "sklearn", "pynndescent"}, default="auto"
         The kNN search (:func:`toolkit.graphs.knn_graph`).
 
     Returns
