@@ -114,7 +114,8 @@ GRAPH_KEYS = ("sigma", "neighbors", "degree", "weight")
 def melacci_settings(name):
     """σ, neighbours, p, weights (Table 9) and (γ_A, γ_I) of "lapsvm (PCG)" (Table 10) from the experiment."""
     exp = load_experiment("melacci2011")
-    (c,) = [c for c in exp.configurations if c.task.split(" [")[0] == name and c.method == "lapsvm (PCG)"]
+    (c,) = [c for c in exp.configurations if c.task.split(" [")[0] == name and c.method == "lapsvm (PCG)"
+            and " · " not in c.task]         # the headline task, not its input-sensitivity variants
     p = c.parameters
     kw = {k: v for k, v in p["fixed"].items() if k in GRAPH_KEYS + ("gamma_A", "gamma_I")}
     assert p["fixed"].get("kernel", "rbf") == "rbf"
@@ -163,8 +164,9 @@ def build_task(name):
             "y_u": y[unl], "settings": settings}
 
 
-def export(directory, names):
-    """Write <task>.mat for the Octave driver: X (n × d, L then U), Y (n × 1: ±1 on L, 0 on U), Xt, Yt, settings."""
+def export(directory, names, quiet=False):
+    """Write <task>.mat for the Octave driver: X (n × d, L then U), Y (n × 1: ±1 on L, 0 on U), Xt, Yt, settings;
+    a sparse task also as <task>-dense.mat (the same points as full matrices)."""
     directory = pathlib.Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     for name in names:
@@ -177,11 +179,15 @@ def export(directory, names):
             X, Xt = sp.csc_matrix(X, dtype=np.float64), sp.csc_matrix(Xt, dtype=np.float64)
         else:
             X, Xt = np.asarray(X, np.float64), np.asarray(Xt, np.float64)
-        scipy.io.savemat(directory / f"{name}.mat",
-                         {"X": X, "Y": Y[:, None], "Xt": Xt, "Yt": np.asarray(t["yt"], np.float64)[:, None],
-                          "sigma": float(s["sigma"]), "nn": float(s["neighbors"]), "degree": float(s["degree"]),
-                          "gamma_A": float(s["gamma_A"]), "gamma_I": float(s["gamma_I"]), "task": name},
-                         do_compression=False)
+        settings = {"Y": Y[:, None], "Yt": np.asarray(t["yt"], np.float64)[:, None], "sigma": float(s["sigma"]),
+                    "nn": float(s["neighbors"]), "degree": float(s["degree"]), "gamma_A": float(s["gamma_A"]),
+                    "gamma_I": float(s["gamma_I"]), "task": name}
+        scipy.io.savemat(directory / f"{name}.mat", {"X": X, "Xt": Xt, **settings}, do_compression=False)
+        if sp.issparse(X):
+            scipy.io.savemat(directory / f"{name}-dense.mat", {"X": X.toarray(), "Xt": Xt.toarray(), **settings},
+                             do_compression=False)
+        if quiet:
+            continue
         print(f"{name}: n={X.shape[0]} (l={t['l']}), d={X.shape[1]}, test={Xt.shape[0]}, "
               f"{'sparse' if sp.issparse(X) else 'dense'}, settings {s} -> {directory / (name + '.mat')}")
 
@@ -199,18 +205,20 @@ def fit(t, preconditioner, dtype="float64"):
     return r, seconds, float(np.mean(r.predict(t["Xt"]) != t["yt"]))
 
 
+def summarise(run):
+    r, seconds, err = run
+    return {"seconds": seconds, **{k: float(v) for k, v in r.timings.items()}, "n_iter": r.n_iter, "error": err,
+            "stop": r.stop_reason, "preconditioner": r.params["preconditioner"]}
+
+
 def ours(t, preconditioner, repeats, dtype="float64"):
     fit(t, preconditioner, dtype)    # warm-up: numba compilation, imports
     runs = [fit(t, preconditioner, dtype) for _ in range(repeats)]
-    r, seconds, err = min(runs, key=lambda run: run[1])     # the fastest run: the machine is shared
-    timings = dict(r.timings)
-    return {"seconds": seconds, "kernel": timings.get("kernel", float("nan")),
-            "graph": timings.get("graph", float("nan")), "solve": timings.get("solve", float("nan")),
-            "n_iter": r.n_iter, "error": err, "stop": r.stop_reason, "timings": timings,
-            "preconditioner": r.params["preconditioner"]}
+    return summarise(min(runs, key=lambda run: run[1]))     # the fastest run: the machine is shared
 
 
 def peers():
+    """The stored fallback: LapSVMp's rows of ``benchmarks/peers/lapsvmp.csv`` (another day's run)."""
     if not PEER_CSV.exists():
         return {}
     best = {}
@@ -221,49 +229,148 @@ def peers():
     return best
 
 
+class OctavePeer:
+    """LapSVMp running in one Octave process (``lapsvmp_driver.m LAPSVMP_DIR --serve``): each
+    :meth:`run` times one end-to-end run of a task file there (kernel, graph, training by tic/toc)."""
+
+    def __init__(self, lapsvmp_dir, octave="octave"):
+        import shutil
+        import subprocess
+
+        if shutil.which(octave) is None:
+            raise SystemExit(f"--peer needs Octave ({octave!r} is not on PATH): e.g. apt-get install octave")
+        folder = pathlib.Path(lapsvmp_dir)
+        if not (folder / "classifiers" / "lapsvmp.m").is_file():
+            raise SystemExit(f"--peer {lapsvmp_dir}: no classifiers/lapsvmp.m there; give the unpacked lapsvmp_v02 "
+                             "folder (benchmarks/peers/README.md says where it comes from)")
+        env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+        self.process = subprocess.Popen([octave, "--no-gui", "--norc", "-q", str(DRIVER), str(folder), "--serve"],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        text=True, env=env, bufsize=1)
+        self.version = self._line("READY").split(" ", 1)[1]
+
+    def _line(self, tag):
+        while True:
+            line = self.process.stdout.readline()
+            if not line:
+                raise SystemExit(f"LapSVMp's Octave process ended: {self.process.stderr.read()[-2000:]}")
+            if line.startswith(tag):
+                return line.strip()
+
+    def run(self, path):
+        self.process.stdin.write(f"{path}\n")
+        self.process.stdin.flush()
+        kernel, graph, train, iters, err = self._line("RESULT").split()[1:]
+        kernel, graph, train = float(kernel), float(graph), float(train)
+        return {"seconds": kernel + graph + train, "kernel": kernel, "graph": graph, "train": train,
+                "n_iter": int(iters), "error": float(err)}
+
+    def close(self):
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            self.process.wait(timeout=60)
+
+
+DRIVER = pathlib.Path(__file__).parent / "peers" / "lapsvmp_driver.m"
+PHASES = ("validation", "kernel", "graph", "laplacian", "solve")
+
+
+def load_text():
+    one, five, _ = os.getloadavg()
+    return f"load {one:.2f} (1 min) {five:.2f} (5 min) on {os.cpu_count()} cores"
+
+
+def side_by_side(args):
+    """Both sides timed in this run: per task, one untimed warm-up of each, then ``repeats`` rounds of
+    ours then LapSVMp (alternating, so both see the same machine), the fastest run of each side kept."""
+    import tempfile
+
+    peer = OctavePeer(args.peer)
+    print(f"ours: toolkit.lapsvm PCG + stability (preconditioner 'auto'), 1 thread; peer: LapSVMp v0.2 in Octave "
+          f"{peer.version}, 1 thread; both timed in this run, alternating, fastest of {args.repeats} per side after "
+          f"an untimed warm-up; OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}")
+    print(f"start: {load_text()}")
+    print(f"{'task':<12}{'n':>7}{'ours_s':>10}{'peer_s':>10}{'ratio':>8}{'err_ours':>10}{'err_peer':>10}"
+          f"{'it_ours':>9}{'it_peer':>9}  load")
+    phases = []
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench-lapsvmp-") as folder:
+            export(folder, args.tasks, quiet=True)
+            for name in args.tasks:
+                t = build_task(name)
+                files = [pathlib.Path(folder) / f"{name}.mat"]
+                if sp.issparse(t["X"]):          # the peer runs a sparse task in its stored and its dense form
+                    files.append(pathlib.Path(folder) / f"{name}-dense.mat")
+                fit(t, "auto")                   # warm-up of both sides: compilation, the peer's function loading
+                warm = {f: peer.run(f) for f in files}
+                chosen = min(files, key=lambda f: warm[f]["seconds"])    # the peer's faster form, measured here
+                mine, theirs = [], []
+                for _ in range(args.repeats):
+                    mine.append(fit(t, "auto"))
+                    theirs.append(peer.run(chosen))
+                o = summarise(min(mine, key=lambda run: run[1]))
+                p = min(theirs, key=lambda run: run["seconds"])
+                form = " (dense copy)" if chosen.stem.endswith("-dense") else ""
+                print(f"{name:<12}{t['X'].shape[0]:>7}{o['seconds']:>10.4f}{p['seconds']:>10.4f}"
+                      f"{p['seconds'] / o['seconds']:>8.2f}{100 * o['error']:>9.2f}%{100 * p['error']:>9.2f}%"
+                      f"{o['n_iter']:>9}{p['n_iter']:>9}  {os.getloadavg()[0]:.2f}{form}", flush=True)
+                phases.append((name, o, p))
+    finally:
+        peer.close()
+    print(f"end: {load_text()}")
+    print("\nphases of the fastest runs, seconds (ours: " + " / ".join(PHASES) + "; peer: kernel / graph "
+          "incl. L^p / training)")
+    for name, o, p in phases:
+        print(f"  {name}: ours " + " / ".join(f"{o.get(k, 0.0):.4f}" for k in PHASES)
+              + f" (compile {o.get('compile', 0.0):.4f}); peer {p['kernel']:.4f} / {p['graph']:.4f} / {p['train']:.4f}")
+    low = [name for name, o, p in phases if p["seconds"] / o["seconds"] < 10]
+    worse = [name for name, o, p in phases if o["error"] > p["error"] + 1e-9]
+    print(f"10x: {'every task' if not low else 'not on ' + ', '.join(low)}; test error <= the peer's: "
+          f"{'every task' if not worse else 'not on ' + ', '.join(worse)}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", nargs="*", default=TASKS, help=f"some of {', '.join(TASKS)}")
-    parser.add_argument("--repeats", type=int, default=5, help="timed runs per task (the fastest reported)")
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs per task and side (the fastest reported)")
+    parser.add_argument("--peer", metavar="LAPSVMP_DIR",
+                        help="the unpacked lapsvmp_v02 folder: run LapSVMp in Octave and time both sides here")
     parser.add_argument("--export", metavar="DIR", help="write the tasks as .mat files for the Octave driver and stop")
-    parser.add_argument("--no-kernel-preconditioner", action="store_true",
-                        help="skip the reference runs with the preconditioner forced ('kernel', 'two-level')")
-    parser.add_argument("--float32", action="store_true",
-                        help="also run the default solver with a float32 kernel (dtype='float32'), for reference")
+    parser.add_argument("--variants", action="store_true",
+                        help="without --peer: also run the preconditioners 'kernel' and 'two-level' and a float32 "
+                             "kernel, for reference")
     args = parser.parse_args(argv)
     if args.export:
         export(args.export, args.tasks)
         return
+    if args.peer:
+        side_by_side(args)
+        return
     peer = peers()
     print(f"ours: toolkit.lapsvm PCG + stability, 1 thread, fastest of {args.repeats} after a warm-up; "
-          f"peer: LapSVMp in Octave ({PEER_CSV.relative_to(PEER_CSV.parents[2])})")
+          f"peer: STORED FALLBACK, not measured in this run ({PEER_CSV.relative_to(PEER_CSV.parents[2])}, "
+          f"{next(iter(peer.values()))['date'] if peer else 'missing'}); pass --peer LAPSVMP_DIR to time LapSVMp here")
     head = (f"{'task':<12}{'n':>7}{'precond':>14}{'ours [s]':>10}{'kernel':>8}{'graph':>8}{'solve':>8}{'it':>5}"
-            f"{'peer [s]':>10}{'peer it':>8}{'ratio':>8}{'err ours':>10}{'err peer':>10}{'10x':>5}{'err':>5}")
+            f"{'stored peer [s]':>16}{'peer it':>8}{'ratio*':>8}{'err ours':>10}{'err peer':>10}")
     print(head)
     for name in args.tasks:
         t = build_task(name)
         p = peer.get(name)
         variants = [("auto", "float64")]
-        variants += [] if args.no_kernel_preconditioner else [("kernel", "float64"), ("two-level", "float64")]
-        variants += [("auto", "float32")] if args.float32 else []
+        variants += [("kernel", "float64"), ("two-level", "float64"), ("auto", "float32")] if args.variants else []
         for pre, dtype in variants:
             o = ours(t, pre, args.repeats, dtype)
             if p is not None:
                 ps, perr, pit = float(p["total_s"]), float(p["test_error"]), p["pcg_iterations"]
-                ratio = ps / o["seconds"]
-                flags = f"{'yes' if ratio >= 10 else 'NO':>5}{'yes' if o['error'] <= perr + 1e-6 else 'NO':>5}"
-                peer_cols = f"{ps:>10.3f}{pit:>8}{ratio:>8.1f}"
+                peer_cols = f"{ps:>16.3f}{pit:>8}{ps / o['seconds']:>7.1f}*"
                 perr_col = f"{100 * perr:>9.2f}%"
             else:
-                peer_cols, perr_col, flags = f"{'-':>10}{'-':>8}{'-':>8}", f"{'-':>10}", f"{'-':>5}{'-':>5}"
+                peer_cols, perr_col = f"{'-':>16}{'-':>8}{'-':>8}", f"{'-':>10}"
             shown = pre if pre != "auto" else "auto:" + {"kernel": "K", "two-level": "2L"}[o["preconditioner"]]
-            print(f"{name:<12}{t['X'].shape[0]:>7}{shown + ('/f32' if dtype == 'float32' else ''):>14}{o['seconds']:>10.3f}{o['kernel']:>8.3f}{o['graph']:>8.3f}"
-                  f"{o['solve']:>8.3f}{o['n_iter']:>5}{peer_cols}{100 * o['error']:>9.2f}%{perr_col}{flags}",
-                  flush=True)
-    if peer:
-        print("\npeer rows: " + "; ".join(f"{k}: kernel {float(v['kernel_s']):.3f} s, graph {float(v['graph_s']):.3f} s, "
-                                          f"train {float(v['train_s']):.3f} s" for k, v in peer.items()
-                                          if k in args.tasks))
+            print(f"[{name}]{'':<{max(0, 10 - len(name))}}{t['X'].shape[0]:>7}{shown + ('/f32' if dtype == 'float32' else ''):>14}"
+                  f"{o['seconds']:>10.3f}{o['kernel']:>8.3f}{o['graph'] + o.get('laplacian', 0.0):>8.3f}"
+                  f"{o['solve']:>8.3f}{o['n_iter']:>5}{peer_cols}{100 * o['error']:>9.2f}%{perr_col}", flush=True)
+    print("* against the stored figure of another day: a fallback, not a measurement; no claim rests on it")
 
 
 if __name__ == "__main__":

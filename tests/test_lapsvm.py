@@ -442,7 +442,7 @@ def test_labels_of_any_type_and_result_display():
     text = r.summary()
     assert "lapsvm" in text and "gamma_I = 1" in text and "kernel" in text
     assert "LapSVMResult" in repr(r) and "<pre>" in r._repr_html_()
-    assert set(r.timings) == {"kernel", "graph", "compile", "solve"}
+    assert set(r.timings) == {"validation", "kernel", "graph", "laplacian", "compile", "solve"}
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.alpha = None                                                 # frozen
 

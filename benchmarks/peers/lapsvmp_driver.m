@@ -1,9 +1,14 @@
-1;  % Octave script file (it defines a function below)
+1;  % Octave script file (it defines functions below)
 % LapSVMp (Melacci 2012, lapsvmp_v02) end to end on the tasks written by
 %     python benchmarks/bench_lapsvmp.py --export DATA_DIR
-% Usage (one BLAS thread):
+% Two modes (one BLAS thread):
+%     octave --no-gui --norc -q benchmarks/peers/lapsvmp_driver.m LAPSVMP_DIR --serve
+%         reads one .mat path per line from stdin, runs that task once and prints one line
+%         "RESULT kernel_s graph_s train_s iterations test_error"; this is how
+%         `python benchmarks/bench_lapsvmp.py --peer LAPSVMP_DIR` times both sides in one run, alternating.
 %     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 octave --no-gui --norc -q benchmarks/peers/lapsvmp_driver.m \
 %         LAPSVMP_DIR DATA_DIR OUT_CSV REPEATS [TASK ...]
+%         the stored fallback benchmarks/peers/lapsvmp.csv (peer only, fastest of REPEATS).
 % LAPSVMP_DIR is the unpacked lapsvmp_v02 folder (classifiers/, graph/, make_options.m).
 % For each task: K = calckernel, L = laplacian (kNN graph, heat weights with LapSVMp's default width =
 % mean neighbour distance, normalised Laplacian, power p = LaplacianDegree), then lapsvmp with PCG
@@ -14,8 +19,8 @@
 % A task stored sparse is also run with full(X) (recorded as input=dense): the faster counts.
 % The test error is that of sign(K(T, X) alpha + b) against the test labels.
 
-function row = run_task(file, repeats)
-  S = load(file);
+function r = one_run(S)
+  % one timed run of the task S (the loaded .mat): phases, iterations, test error
   X = S.X; Y = S.Y(:); Xt = S.Xt; Yt = S.Yt(:);
   options = make_options('Kernel', 'rbf', 'KernelParam', S.sigma, 'NN', round(S.nn), ...
                          'GraphDistanceFunction', 'euclidean', 'GraphWeights', 'heat', ...
@@ -26,21 +31,25 @@ function row = run_task(file, repeats)
   options.CgStopType = 1;    % stability check
   options.MaxIter = 1000;
   options.UseBias = 0;
+  data.X = X; data.Y = Y;
+  t0 = tic; data.K = calckernel(options, X); tk = toc(t0);
+  t0 = tic; data.L = laplacian(options, X); tg = toc(t0);
+  t0 = tic; classifier = lapsvmp(options, data); tt = toc(t0);
+  Kt = calckernel(options, classifier.xtrain, Xt);
+  out = sign(Kt * classifier.alpha + classifier.b);
+  r.kernel_s = tk; r.graph_s = tg; r.train_s = tt; r.total_s = tk + tg + tt;
+  r.iters = classifier.iters; r.err = full(mean(out ~= Yt));
+  r.n = size(X, 1); r.l = nnz(Y); r.d = size(X, 2);
+end
+
+function row = run_task(file, repeats)
+  S = load(file);
   row = struct([]);
   for r = 1:repeats
-    clear data classifier
-    data.X = X; data.Y = Y;
-    t0 = tic; data.K = calckernel(options, X); tk = toc(t0);
-    t0 = tic; data.L = laplacian(options, X); tg = toc(t0);
-    t0 = tic; classifier = lapsvmp(options, data); tt = toc(t0);
-    Kt = calckernel(options, classifier.xtrain, Xt);
-    out = sign(Kt * classifier.alpha + classifier.b);
-    err = full(mean(out ~= Yt));
-    row(r).kernel_s = tk; row(r).graph_s = tg; row(r).train_s = tt; row(r).total_s = tk + tg + tt;
-    row(r).iters = classifier.iters; row(r).err = err;
-    row(r).n = size(X, 1); row(r).l = nnz(Y); row(r).d = size(X, 2);
+    res = one_run(S);
+    if isempty(row), row = res; else, row(r) = res; end
     printf('  %s run %d: kernel %.3f s, graph %.3f s, train %.3f s (%d iterations), total %.3f s, test error %.4f\n', ...
-           file, r, tk, tg, tt, classifier.iters, tk + tg + tt, err);
+           file, r, res.kernel_s, res.graph_s, res.train_s, res.iters, res.total_s, res.err);
     fflush(stdout);
   end
   [~, best] = min([row.total_s]);
@@ -48,6 +57,22 @@ function row = run_task(file, repeats)
 end
 
 args = argv();
+if numel(args) == 2 && strcmp(args{2}, '--serve')
+  warning('off', 'Octave:shadowed-function');
+  addpath(fullfile(args{1}, 'classifiers'), fullfile(args{1}, 'graph'), args{1});
+  printf('READY %s; %s\n', version(), strtrim(version('-blas')));
+  fflush(stdout);
+  cache = struct('file', '', 'S', []);
+  while true
+    file = input('', 's');   % line by line (fgetl(stdin) waits for a full buffer on a pipe)
+    if ~ischar(file) || isempty(file), break; end
+    if ~strcmp(cache.file, file), cache.file = file; cache.S = load(file); end
+    res = one_run(cache.S);
+    printf('RESULT %.6f %.6f %.6f %d %.6f\n', res.kernel_s, res.graph_s, res.train_s, res.iters, res.err);
+    fflush(stdout);
+  end
+  exit(0);
+end
 if numel(args) < 4
   error('usage: lapsvmp_driver.m LAPSVMP_DIR DATA_DIR OUT_CSV REPEATS [TASK ...]');
 end

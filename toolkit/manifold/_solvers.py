@@ -139,7 +139,10 @@ class LapSVMResult:
         Every numerical fallback the solver took, one sentence each (a singular Newton / eq. (14)
         system solved by least squares); empty when none was needed.
     timings : mapping of str to float
-        Seconds spent building the kernel, the graph Laplacian, and solving.
+        Seconds per phase: ``validation`` (checking the inputs), ``kernel`` (the kernel matrix, or
+        the low-rank model's features and reduced system, and the width rule), ``graph`` (the kNN
+        search and weights), ``laplacian`` (L and its power L^p; absent for a given L),
+        ``compile`` (loading the compiled PCG loops, once per process) and ``solve``.
     method, loss : str
     classes : ndarray
         The class labels; for two classes ``classes[1]`` is the positive class (``f > 0``).
@@ -201,7 +204,9 @@ class LapSVMResult:
             f"  objective = {np.array2string(obj, precision=6)}",
             f"  status {self.status}: {self.message}",
             f"  iterations = {self.n_iter}, line-search pieces = {self.n_line_search}",
-            f"  time: kernel {t['kernel']:.3f} s, graph {t['graph']:.3f} s, solve {t['solve']:.3f} s",
+            "  time: " + ", ".join(f"{label} {t[key]:.3f} s" for key, label in (
+                ("validation", "validation"), ("kernel", "kernel"), ("graph", "graph"), ("laplacian", "L^p"),
+                ("solve", "solve")) if key in t),
         ]
         lines += [f"  fallback: {text}" for text in self.fallbacks]
         return "\n".join(lines)
@@ -233,6 +238,7 @@ class LapSVMResult:
 def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, coef0,
              gamma_A, gamma_I, neighbors, degree, normalized, weight, graph_sigma, metric, laplacian_matrix,
              dtype, neighbor_search="auto", low_rank=False, rng=None):
+    t_enter = time.perf_counter()
     precomputed = kernel == "precomputed"
     X_l = check_matrix(X_labeled, "X_labeled", func, accept_sparse=not precomputed)
     X_u = check_matrix(X_unlabeled, "X_unlabeled", func, allow_empty=True, accept_sparse=not precomputed)
@@ -262,6 +268,10 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
     if not callable(kernel):
         check_option(kernel, "kernel", func, KERNELS)
     sigma_rule = None
+    kernel_degree = check_scalar(kernel_degree, "kernel_degree", func, kind=numbers.Integral, low=1)
+    dtype = check_dtype(dtype, func)
+    t0 = time.perf_counter()
+    t_validation = t0 - t_enter
     if kernel == "rbf":
         if isinstance(sigma, str):
             check_option(sigma, "sigma", func, SIGMA_RULES)
@@ -270,9 +280,6 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
             sigma = scale_width(X_all)
             del X_all
         sigma = check_scalar(sigma, "sigma", func, low=0.0, low_closed=False)
-    kernel_degree = check_scalar(kernel_degree, "kernel_degree", func, kind=numbers.Integral, low=1)
-    dtype = check_dtype(dtype, func)
-    t0 = time.perf_counter()
     if low_rank:                        # no n × n kernel: the reduced expansion builds K(X, Z) itself
         if precomputed:
             raise ValueError(f"The 'n_basis' parameter of {func} needs points: with kernel='precomputed' the "
@@ -320,8 +327,11 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
             W = knn_graph(X, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma, metric=metric,
                           neighbor_search=searched, rng=rng)
         degrees = np.asarray(W.sum(axis=1), dtype=float).ravel()
+        t_laplacian = time.perf_counter()
         L = iterated_laplacian(graph_laplacian(W, normalized=bool(normalized)), degree=degree,
                             max_density=POWER_MAX_DENSITY)
+        t_graph_only = t_laplacian - t0
+        t_laplacian = time.perf_counter() - t_laplacian
     t_graph = time.perf_counter() - t0
 
     if len(classes) == 2:
@@ -335,7 +345,11 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
                   normalized=None if normalized is None else bool(normalized), weight=weight,
                   graph_sigma=graph_sigma, metric=metric, n_labeled=l, n_unlabeled=u, dtype=np.dtype(dtype).name,
                   neighbor_search=searched, laplacian_matrix=None if laplacian_matrix is None else "given")
-    return X, K, L, Y, classes, degrees, params, {"kernel": t_kernel, "graph": t_graph}
+    timings = {"validation": t_validation, "kernel": t_kernel, "graph": t_graph}
+    if laplacian_matrix is None:     # the graph's share spent on L and its power (L^p)
+        timings["laplacian"] = t_laplacian
+        timings["graph"] = t_graph_only
+    return X, K, L, Y, classes, degrees, params, timings
 
 
 #: The graph of the Laplacian solvers when they build it (``degree=None``: 2): the registry's
@@ -962,7 +976,8 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma="scale", ga
         ``alpha``, ``b``, ``objective`` (eq. 7 at the returned ``α, b``), ``converged``,
         ``status`` and ``message`` (the one status table, :data:`toolkit.SOLVER_STATUS`: 0 optimal,
         1 early-stopping rule, 2 ``max_iter``, 3 callback, 4 breakdown), ``n_iter``, ``stop``,
-        ``stop_reason``, ``history``, ``fallbacks``, ``timings`` (kernel / graph / solve),
+        ``stop_reason``, ``history``, ``fallbacks``, ``timings`` (validation / kernel / graph /
+        laplacian (L and its power L^p) / compile / solve, seconds),
         ``predict``, ``decision_function``, ``summary()``.
 
     Notes
