@@ -214,6 +214,24 @@ def test_auto_preconditioner_takes_the_two_level_one_from_its_threshold():
         assert lapsvm(Xl, yl, Xu[1:], **kw).params["preconditioner"] == "kernel"   # one point fewer
 
 
+def test_default_preconditioner_stays_under_100_iterations_on_a_hard_setting():
+    """Few neighbours and a small γ_I (issue 27): at n = 2000 the paper's preconditioner needed 572
+    iterations to the stability rule; the default takes the two-level one there and needs few."""
+    from toolkit.data import load
+    ds = load("moons", n=4000, rng=0)
+    X, y = np.asarray(ds.X), np.where(np.asarray(ds.y) > 0, 1, -1)
+    rng = np.random.default_rng(100)
+    tr = rng.permutation(len(y))[:2000]
+    lab = np.r_[rng.choice(tr[y[tr] > 0], 5, replace=False), rng.choice(tr[y[tr] < 0], 5, replace=False)]
+    unl = np.setdiff1d(tr, lab)
+    kw = dict(sigma=0.3, gamma_A=1e-6, gamma_I=1e-2, neighbors=6, degree=1, weight="heat", stop="stability",
+              max_iter=1000)
+    auto = lapsvm(X[lab], y[lab], X[unl], **kw)
+    assert auto.params["preconditioner"] == "two-level" and auto.n_iter <= 100
+    paper = lapsvm(X[lab], y[lab], X[unl], preconditioner="kernel", **kw)
+    assert paper.n_iter > 300                  # what the threshold of 2500 let the default run
+
+
 @pytest.mark.parametrize("method", ["lapsvm", "laprlsc", "lapsvm_path"])
 def test_selection_runs_the_low_rank_model_as_the_function_does(method):
     """select(..., fixed={"n_basis": r}) fits each grid point with the low-rank model, and its refit is

@@ -50,13 +50,15 @@ __all__ = ["lapsvm", "laprlsc", "lapsvm_dual", "LapSVMResult", "ConvergenceWarni
 PRECONDITIONERS = ("auto", "kernel", "two-level")
 #: ``preconditioner="auto"`` takes the two-level preconditioner from this many training points (or
 #: whenever ``n_coarse`` is given) and the paper's ``diag(1, K)`` below it, where the coarse space's
-#: set-up (its centres' kernel rows and a Cholesky factorisation, refactored when the error vectors
-#: change) costs more than the iterations it saves. Measured on two moons (20 neighbours, heat
-#: weights, γ_A = 1e-6, γ_I = 1, stability rule, one thread; fastest of 5 end to end): n = 1000
-#: 0.010 s (paper's) against 0.013 s (two-level), 1500 0.019 / 0.022, 2000 0.036 / 0.039, 3000
-#: 0.124 / 0.085, 4000 0.238 / 0.142; and on Melacci & Belkin's tasks (362 to 1455 points,
-#: benchmarks/bench_lapsvmp.py) the paper's preconditioner was the faster on every one.
-TWO_LEVEL_MIN_SAMPLES = 2500
+#: set-up (its centres' kernel rows and a Cholesky factorisation) costs more than the iterations it
+#: saves. Chosen by a measurement that includes a hard setting (two moons, l = 10, σ = 0.3, heat
+#: weights, γ_A = 1e-6, stability rule, one thread; issue 27): with 6 neighbours and γ_I = 1e-2 the
+#: paper's preconditioner needs 22 / 64 / 38 / 572 / 175 / 1000 (max_iter) iterations at n = 500 /
+#: 1000 / 1500 / 2000 / 2500 / 4000 against the two-level one's 15 / 18 / 18 / 28 / 14 / 24 (20
+#: neighbours, γ_I = 1: 22-64 against 10-16); below 1000 points it stayed at 18-39 iterations over
+#: three draws and γ_I = 1e-2 or 1e-3, and was the faster there by 1-3 ms. The previous threshold,
+#: 2500, let n = 2000 run 572 iterations (0.21 s against 0.044 s).
+TWO_LEVEL_MIN_SAMPLES = 1000
 
 
 ONE_VS_ALL = ("joint", "separate")
@@ -933,7 +935,7 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma="scale", ga
         How the unlabelled basis points are drawn: uniformly without replacement, or by k-means++
         seeding (D² sampling, spread over the data; :func:`sklearn.cluster.kmeans_plusplus`).
     preconditioner : {"auto", "two-level", "kernel"}, default="auto"
-        PCG only. ``"auto"``: ``"two-level"`` from :data:`TWO_LEVEL_MIN_SAMPLES` = 2500 training
+        PCG only. ``"auto"``: ``"two-level"`` from :data:`TWO_LEVEL_MIN_SAMPLES` = 1000 training
         points (or when ``n_coarse`` is given), ``"kernel"`` below, where the coarse set-up costs
         more than it saves (the choice is recorded in ``params["preconditioner"]``). ``"kernel"``:
         the paper's ``P = diag(1, K)`` (Algorithm 1); its iteration count grows with n (label
