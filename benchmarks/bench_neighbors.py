@@ -3,6 +3,12 @@ and pynndescent's approximate search against the exact one on large sets of many
 
     python benchmarks/bench_neighbors.py                  # both parts
     python benchmarks/bench_neighbors.py --approximate    # the second part only
+    python benchmarks/bench_neighbors.py --million [--dims 2 8] [--threads 2]   # 10^6 points
+
+``--million``: ``knn_graph(X, neighbors=20, weight="heat")`` on 10^6 points (two moons for d = 2,
+Gaussian points otherwise) with the search ``neighbor_search="auto"`` takes (SciPy's k-d tree up to 16
+features, exact; pynndescent beyond, approximate), ``--threads`` threads, and its recall against
+scikit-learn's exact search on 1000 query points (target: 10 s on 2 cores).
 
 For Gaussian points (n = 2000 and 8000; d = 2 … 256; 20 neighbours, heat weights) both ways build
 the same graph (the maximum weight difference is printed); printed are both times and their ratio
@@ -86,9 +92,41 @@ def main():
                   flush=True)
 
 
+def million(dims, threads):
+    """The kNN graph of 10^6 points, timed, with its recall against the exact search."""
+    import numba
+    from sklearn.datasets import make_moons
+
+    from toolkit.graphs import choose_neighbor_search
+
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    rng = np.random.default_rng(0)
+    knn_graph(rng.normal(size=(200, 2)), neighbors=5)                 # compile the loops, not timed
+    for d in dims:
+        X = make_moons(1_000_000, noise=0.1, random_state=0)[0] if d == 2 else rng.normal(size=(1_000_000, d))
+        t = time.perf_counter()
+        W = knn_graph(X, neighbors=20, weight="heat")
+        seconds = time.perf_counter() - t
+        # recall: the graph's edges of each query point against its exact 20 nearest (the graph holds
+        # each point's own 20 plus the reverse edges, so the exact list must be inside it)
+        rows = rng.choice(X.shape[0], 1000, replace=False)
+        exact = NearestNeighbors(n_neighbors=21).fit(X).kneighbors(X[rows], return_distance=False)[:, 1:]
+        found = np.mean([np.isin(exact[i], W.indices[W.indptr[r]:W.indptr[r + 1]]).mean() for i, r in enumerate(rows)])
+        print(f"n=1000000 d={d}: knn_graph {seconds:.1f} s with {threads} thread(s) "
+              f"(search {choose_neighbor_search(X)}), {W.nnz} edges, recall of the exact 20 nearest "
+              f"{100 * found:.2f} % (1000 queries)", flush=True)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--approximate", action="store_true", help="only the approximate search")
-    if not parser.parse_args().approximate:
-        main()
-    approximate()
+    parser.add_argument("--million", action="store_true", help="only the 10^6-point graphs")
+    parser.add_argument("--dims", type=int, nargs="*", default=[2, 8])
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    if args.million:
+        million(args.dims, args.threads)
+    else:
+        if not args.approximate:
+            main()
+        approximate()
