@@ -282,13 +282,19 @@ def load_text():
 
 def side_by_side(args):
     """Both sides timed in this run: per task, one untimed warm-up of each, then ``repeats`` rounds of
-    ours then LapSVMp (alternating, so both see the same machine), the fastest run of each side kept."""
+    ours then LapSVMp (alternating, so both see the same machine), the fastest run of each side kept.
+
+    Each side runs twice per round: on this virtual machine memory freed by one process goes back to
+    the host, and the other process's next large allocation pays for it in page faults (measured:
+    ours on moons4000 0.135 s before a peer run, 0.24 s right after it; kernel 0.028 s against 0.11 s).
+    The second run of a side sees the state that repeated fits of one program see."""
     import tempfile
 
     peer = OctavePeer(args.peer)
     print(f"ours: toolkit.lapsvm PCG + stability (preconditioner 'auto'), 1 thread; peer: LapSVMp v0.2 in Octave "
-          f"{peer.version}, 1 thread; both timed in this run, alternating, fastest of {args.repeats} per side after "
-          f"an untimed warm-up; OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}")
+          f"{peer.version}, 1 thread; both timed in this run, {args.repeats} rounds alternating (two runs per side "
+          f"and round), fastest per side after an untimed warm-up; "
+          f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}")
     print(f"start: {load_text()}")
     print(f"{'task':<12}{'n':>7}{'ours_s':>10}{'peer_s':>10}{'ratio':>8}{'err_ours':>10}{'err_peer':>10}"
           f"{'it_ours':>9}{'it_peer':>9}  load")
@@ -305,9 +311,9 @@ def side_by_side(args):
                 warm = {f: peer.run(f) for f in files}
                 chosen = min(files, key=lambda f: warm[f]["seconds"])    # the peer's faster form, measured here
                 mine, theirs = [], []
-                for _ in range(args.repeats):
-                    mine.append(fit(t, "auto"))
-                    theirs.append(peer.run(chosen))
+                for _ in range(args.repeats):     # two runs per side and round: see side_by_side's docstring
+                    mine += [fit(t, "auto"), fit(t, "auto")]
+                    theirs += [peer.run(chosen), peer.run(chosen)]
                 o = summarise(min(mine, key=lambda run: run[1]))
                 p = min(theirs, key=lambda run: run["seconds"])
                 form = " (dense copy)" if chosen.stem.endswith("-dense") else ""

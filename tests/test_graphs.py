@@ -412,3 +412,23 @@ def test_knn_graph_from_kernel_refuses_nan_and_inf_by_name(where):
     with pytest.raises(ValueError, match=rf"The 'K' parameter of knn_graph_from_kernel contains NaN or inf "
                                          rf"\(first: {re.escape(first)}\)"):
         knn_graph_from_kernel(K, neighbors=3, sigma=1.0)
+
+
+def test_compiled_tie_rule_on_complete_rows_equals_the_sorting_definition():
+    """Rows of every other point (the widened search) go through a compiled selection; against the
+    NumPy definition: exact ties at the k-th distance, NaN and inf rows, fewer finite values than k."""
+    from toolkit.graphs import _nearest_sorted, _nearest_with_ties
+    rng = np.random.default_rng(11)
+    m, c, k = 120, 300, 7
+    dist = rng.integers(0, 4, size=(m, c)).astype(float)      # heavy ties
+    dist[::9, 5] = np.nan
+    dist[::11] = np.inf
+    dist[3, 7:] = np.nan                                       # fewer finite values than k
+    dist[4] = rng.random(c)                                    # no tie
+    ind = np.stack([rng.permutation(5000)[:c] for _ in range(m)])
+    scale = rng.random(m)
+    got = _nearest_with_ties(dist, ind, k, scale, complete=True)
+    want = _nearest_sorted(dist, ind, k, scale, True)
+    assert np.array_equal(got[1], want[1])
+    assert np.array_equal(got[0], want[0], equal_nan=True)
+    assert got[2].all()

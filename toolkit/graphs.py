@@ -306,6 +306,21 @@ def _nearest_with_ties(dist, ind, k, scale, *, complete):
         _nearest_rows(dist, np.ascontiguousarray(ind), k, np.ascontiguousarray(scale, dtype=np.float64),
                       KNN_TIE_RTOL, KNN_SEARCH_RTOL, bool(complete), out_d, out_i, decided)
         return out_d, out_i, decided
+    if complete and dist.shape[0]:           # every other point: select, then sort the few that matter (compiled)
+        dist = np.ascontiguousarray(dist, dtype=np.float64)
+        out_d, out_i = np.empty((len(dist), k)), np.empty((len(dist), k), dtype=np.int64)
+        fallback = np.zeros(len(dist), dtype=np.bool_)
+        _nearest_rows_selected(dist, np.ascontiguousarray(ind), k, np.ascontiguousarray(scale, dtype=np.float64),
+                               KNN_TIE_RTOL, out_d, out_i, fallback)
+        rest = np.flatnonzero(fallback)     # a NaN or too few finite distances: the sorts below
+        if rest.size:
+            out_d[rest], out_i[rest], _ = _nearest_sorted(dist[rest], ind[rest], k, np.asarray(scale)[rest], complete)
+        return out_d, out_i, np.ones(len(dist), dtype=bool)
+    return _nearest_sorted(dist, ind, k, scale, complete)
+
+
+def _nearest_sorted(dist, ind, k, scale, complete):
+    """:func:`_nearest_with_ties` by NumPy's sorts (the definition the compiled passes are tested against)."""
     order = np.lexsort((ind, dist), axis=-1)                  # by distance, then by index
     dist = np.take_along_axis(dist, order, axis=1)
     ind = np.take_along_axis(ind, order, axis=1)
@@ -377,6 +392,61 @@ def _nearest_rows(dist, ind, k, scale, rtol, search_rtol, complete, out_d, out_i
         for q in range(k):
             out_d[r, q] = d[q]
             out_i[r, q] = ix[q]
+
+
+@njit(parallel=True, cache=True)
+def _nearest_rows_selected(dist, ind, k, scale, rtol, out_d, out_i, fallback):  # pragma: no cover - compiled
+    """:func:`_nearest_with_ties` for rows of many candidates (every other point, ``complete``): the
+    k-th smallest distance by selection (O(c)), then only the points nearer than it (at most k - 1,
+    sorted by distance and index) and the tied ones (sorted by index) are sorted. A row with a NaN
+    or fewer than k finite distances is flagged in ``fallback`` for the sorting definition."""
+    m, c = dist.shape
+    for r in numba.prange(m):
+        row = dist[r]
+        finite = np.empty(c)
+        count = 0
+        has_nan = False
+        for q in range(c):
+            if row[q] != row[q]:
+                has_nan = True
+            else:
+                finite[count] = row[q]
+                count += 1
+        if has_nan or count < k:
+            fallback[r] = True
+            continue
+        kth = np.partition(finite[:count], k - 1)[k - 1]
+        tolerance = rtol * (kth + scale[r])
+        near_d = np.empty(k)
+        near_i = np.empty(k, dtype=np.int64)
+        tied = np.empty(c, dtype=np.int64)
+        n_near = 0
+        n_tied = 0
+        for q in range(c):
+            dq = row[q]
+            if dq < kth - tolerance:
+                p = n_near                                  # insertion by (distance, index)
+                while p > 0 and _before(dq, ind[r, q], near_d[p - 1], near_i[p - 1]):
+                    near_d[p] = near_d[p - 1]
+                    near_i[p] = near_i[p - 1]
+                    p -= 1
+                near_d[p] = dq
+                near_i[p] = ind[r, q]
+                n_near += 1
+            elif dq <= kth + tolerance:
+                tied[n_tied] = q
+                n_tied += 1
+        if n_near + n_tied < k:
+            fallback[r] = True
+            continue
+        for q in range(n_near):
+            out_d[r, q] = near_d[q]
+            out_i[r, q] = near_i[q]
+        order = np.argsort(ind[r][tied[:n_tied]], kind="mergesort")
+        for q in range(k - n_near):
+            j = tied[order[q]]
+            out_d[r, n_near + q] = row[j]
+            out_i[r, n_near + q] = ind[r, j]
 
 
 #: distances computed at once for the points whose tie the candidates do not settle (their rows to
