@@ -330,7 +330,7 @@ def side_by_side(args):
         print(f"  {name}: ours " + " / ".join(f"{o.get(k, 0.0):.4f}" for k in PHASES)
               + f" (compile {o.get('compile', 0.0):.4f}); peer {p['kernel']:.4f} / {p['graph']:.4f} / {p['train']:.4f}")
     low = [name for name, o, p in phases if p["seconds"] / o["seconds"] < 10]
-    worse = [name for name, o, p in phases if o["error"] > p["error"] + 1e-9]
+    worse = [name for name, o, p in phases if o["error"] > p["error"] + 1e-6]     # the peer prints 6 decimals
     print(f"10x: {'every task' if not low else 'not on ' + ', '.join(low)}; test error <= the peer's: "
           f"{'every task' if not worse else 'not on ' + ', '.join(worse)}")
 
