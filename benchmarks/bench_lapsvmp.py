@@ -166,11 +166,12 @@ def build_task(name):
 
 def export(directory, names, quiet=False):
     """Write <task>.mat for the Octave driver: X (n × d, L then U), Y (n × 1: ±1 on L, 0 on U), Xt, Yt, settings;
-    a sparse task also as <task>-dense.mat (the same points as full matrices)."""
+    a sparse task also as <task>-dense.mat (the same points as full matrices). Returns the tasks by name."""
     directory = pathlib.Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
+    tasks = {}
     for name in names:
-        t = build_task(name)
+        t = tasks[name] = build_task(name)
         Y = np.zeros(t["X"].shape[0])
         Y[:t["l"]] = t["y_l"]
         s = t["settings"]
@@ -190,6 +191,7 @@ def export(directory, names, quiet=False):
             continue
         print(f"{name}: n={X.shape[0]} (l={t['l']}), d={X.shape[1]}, test={Xt.shape[0]}, "
               f"{'sparse' if sp.issparse(X) else 'dense'}, settings {s} -> {directory / (name + '.mat')}")
+    return tasks
 
 
 def fit(t, preconditioner, dtype="float64"):
@@ -301,9 +303,8 @@ def side_by_side(args):
     phases = []
     try:
         with tempfile.TemporaryDirectory(prefix="bench-lapsvmp-") as folder:
-            export(folder, args.tasks, quiet=True)
-            for name in args.tasks:
-                t = build_task(name)
+            tasks = export(folder, args.tasks, quiet=True)
+            for name, t in tasks.items():
                 files = [pathlib.Path(folder) / f"{name}.mat"]
                 if sp.issparse(t["X"]):          # the peer runs a sparse task in its stored and its dense form
                     files.append(pathlib.Path(folder) / f"{name}-dense.mat")

@@ -351,6 +351,21 @@ def _before(d1, i1, d2, i2):  # pragma: no cover - compiled
     return d1 == d2 and i1 < i2
 
 
+@njit(cache=True)
+def _sort_segment_by_key(keys, values, start, stop):  # pragma: no cover - compiled
+    """Stable insertion sort of ``keys[start:stop]`` in increasing order, ``values`` moved along (the
+    segments sorted here are a point's few neighbours or its tied candidates)."""
+    for q in range(start + 1, stop):
+        key, value = keys[q], values[q]
+        p = q - 1
+        while p >= start and keys[p] > key:
+            keys[p + 1] = keys[p]
+            values[p + 1] = values[p]
+            p -= 1
+        keys[p + 1] = key
+        values[p + 1] = value
+
+
 @njit(parallel=True, cache=True)
 def _nearest_rows(dist, ind, k, scale, rtol, search_rtol, complete, out_d, out_i, decided):  # pragma: no cover
     """:func:`_nearest_with_ties` row by row: sort the candidates by (distance, index); the points
@@ -380,15 +395,7 @@ def _nearest_rows(dist, ind, k, scale, rtol, search_rtol, complete, out_d, out_i
         stop = n_near                                       # the tied group: contiguous after the nearer
         while stop < c and not (d[stop] < kth - tolerance) and d[stop] <= kth + tolerance:
             stop += 1
-        for q in range(n_near + 1, stop):                   # by index (stable: equal indices keep order)
-            dq, iq = d[q], ix[q]
-            p = q - 1
-            while p >= n_near and ix[p] > iq:
-                d[p + 1] = d[p]
-                ix[p + 1] = ix[p]
-                p -= 1
-            d[p + 1] = dq
-            ix[p + 1] = iq
+        _sort_segment_by_key(ix, d, n_near, stop)          # the tied by index
         for q in range(k):
             out_d[r, q] = d[q]
             out_i[r, q] = ix[q]
@@ -518,15 +525,7 @@ def _symmetric_csr(n, rows, cols, dist):  # pragma: no cover - compiled
     keep = np.zeros(count[n], dtype=np.bool_)
     for i in range(n):
         start, stop = count[i], count[i + 1]
-        for q in range(start + 1, stop):          # stable insertion sort of the bucket by hi
-            h, v = hi[q], dd[q]
-            p = q - 1
-            while p >= start and hi[p] > h:
-                hi[p + 1] = hi[p]
-                dd[p + 1] = dd[p]
-                p -= 1
-            hi[p + 1] = h
-            dd[p + 1] = v
+        _sort_segment_by_key(hi, dd, start, stop)         # the bucket by its larger ends
         for q in range(start, stop):
             if q == start or hi[q] != hi[q - 1]:
                 keep[q] = True
