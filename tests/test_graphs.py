@@ -142,6 +142,29 @@ def test_laplacian_power_becomes_the_operator_once_it_fills_in():
     assert isinstance(laplacian(X, neighbors=6, degree=4, max_density=POWER_MAX_DENSITY), sp.linalg.LinearOperator)
 
 
+def test_fill_in_is_decided_before_the_product_as_after_it():
+    """iterated_laplacian decides matrix or operator by counting the product's structure before forming
+    it (stopping early): on graphs of positive weights (no cancellation) that is the formed product's
+    nnz against max_density * n², at every density around the threshold and at every partial power."""
+    from toolkit.graphs import _product_fills_in
+    rng = np.random.default_rng(2)
+    for n, k in ((60, 2), (200, 4), (150, 12), (362, 50)):
+        L = graph_laplacian(knn_graph(rng.normal(size=(n, 3)), neighbors=k, weight="heat"))
+        power = L
+        for _ in range(4):
+            nnz = (power @ L).nnz
+            for limit in (nnz - 1, nnz, nnz + 1, 0.25 * n * n, nnz // 2, 2 * nnz):
+                assert _product_fills_in(power, L, limit) == (nnz > limit), (n, k, limit, nnz)
+            power = power @ L
+    for max_density in (0.05, 0.25, 0.6):      # and the result: the matrix exactly when no partial power fills in
+        L = graph_laplacian(knn_graph(rng.normal(size=(120, 2)), neighbors=5))
+        P, expect = L, True
+        for _ in range(3):
+            P = P @ L
+            expect &= P.nnz <= max_density * 120 ** 2
+        assert sp.issparse(iterated_laplacian(L, degree=4, max_density=max_density)) == expect
+
+
 @pytest.mark.parametrize("call, match", [
     (lambda L: iterated_laplacian(L, degree=0), "'degree' parameter of iterated_laplacian"),
     (lambda L: iterated_laplacian(L, max_density=0.0), "'max_density' parameter of iterated_laplacian"),
@@ -412,6 +435,37 @@ def test_knn_graph_from_kernel_refuses_nan_and_inf_by_name(where):
     with pytest.raises(ValueError, match=rf"The 'K' parameter of knn_graph_from_kernel contains NaN or inf "
                                          rf"\(first: {re.escape(first)}\)"):
         knn_graph_from_kernel(K, neighbors=3, sigma=1.0)
+
+
+@pytest.mark.parametrize("data", ["binary", "integer", "duplicates", "gaussian"])
+def test_knn_graph_from_kernel_tie_reach_equals_every_other_point(data, monkeypatch):
+    """Rows whose tie at d_k reaches beyond the candidates are settled over the points whose kernel
+    value can lie within the tie (a bound on K_ij) instead of over every other point: the same graph,
+    bit for bit, as the definition over every other point (binary features tie for most rows)."""
+    import toolkit.graphs as graphs
+    rng = np.random.default_rng(3)
+    X = {"binary": lambda: (rng.random((300, 40)) < 0.1).astype(float),
+         "integer": lambda: rng.integers(0, 3, size=(300, 3)).astype(float),
+         "duplicates": lambda: np.repeat(rng.normal(size=(12, 4)), 25, axis=0),
+         "gaussian": lambda: rng.normal(size=(300, 5))}[data]()
+    sigma = 1.5
+    K = np.exp(-cdist(X, X, "sqeuclidean") / (2 * sigma ** 2))
+    seen = []
+    original = graphs._k_nearest
+
+    def spy(*args, reach=None, **kwargs):
+        seen.append(reach is not None)
+        return original(*args, reach=reach, **kwargs)
+
+    monkeypatch.setattr(graphs, "_k_nearest", spy)
+    for k in (1, 4, 10):
+        W = knn_graph_from_kernel(K, neighbors=k, sigma=sigma, weight="heat")
+        monkeypatch.setattr(graphs, "_k_nearest", lambda *a, reach=None, **kw: original(*a, **kw))
+        reference = knn_graph_from_kernel(K, neighbors=k, sigma=sigma, weight="heat")
+        monkeypatch.setattr(graphs, "_k_nearest", spy)
+        assert np.array_equal(W.indptr, reference.indptr) and np.array_equal(W.indices, reference.indices)
+        assert np.array_equal(W.data, reference.data)
+    assert all(seen)
 
 
 def test_compiled_tie_rule_on_complete_rows_equals_the_sorting_definition():

@@ -461,19 +461,43 @@ def _nearest_rows_selected(dist, ind, k, scale, rtol, out_d, out_i, fallback):  
 _FULL_ROWS_ENTRIES = 2**22
 
 
-def _k_nearest(candidates, k, distances, scale, *, widen=True):
+def _k_nearest(candidates, k, distances, scale, *, widen=True, reach=None):
     """(distances, indices), shape (n, k), of each point's ``k`` nearest by the tie rule of :func:`knn_graph`.
 
     ``candidates`` (n, c): indices from a search, ``c >= k``, each row without its own point;
     ``distances(rows, cols)``: the distances of the points ``rows[p]`` and ``cols[p, q]``, computed in a
     fixed order. With ``widen``, a point whose tie at ``d_k`` may reach beyond its candidates gets its
-    distances to every other point (an exact search's candidates; not NN-descent's, which are approximate).
+    distances to every other point (an exact search's candidates; not NN-descent's, which are approximate),
+    or, with ``reach = (count, gather)``, only to a superset of the points within the tie's reach (every
+    point but itself nearer than ``d_k`` plus the tie tolerance): ``count(rows)`` their numbers,
+    ``gather(rows, width)`` them, row ``p``'s first ``count[p]`` columns in increasing order. The tie
+    rule over that superset decides as over every other point: the points outside it are neither
+    nearer than ``d_k`` nor tied with it.
     """
     n, c = candidates.shape
     rows = np.arange(n)
     dist, ind, decided = _nearest_with_ties(distances(rows, candidates), candidates, k, scale,
                                             complete=not widen or c >= n - 1)
     undecided = np.flatnonzero(~decided)
+    if reach is not None and undecided.size:
+        count, gather = reach
+        counts = count(undecided)
+        undecided = undecided[np.argsort(counts, kind="stable")]    # blocks of similar widths: little padding
+        counts = np.sort(counts, kind="stable")
+        start = 0
+        while start < undecided.size:
+            stop = start + 1
+            while stop < undecided.size and (stop + 1 - start) * counts[stop] <= _FULL_ROWS_ENTRIES:
+                stop += 1
+            block, width = undecided[start:stop], int(counts[stop - 1])
+            cols = gather(block, width)
+            pad = np.arange(width) >= counts[start:stop, None]
+            cols[pad] = np.broadcast_to(cols[:, :1], cols.shape)[pad]    # a real point, then infinitely far
+            d = distances(block, cols)
+            d[pad] = np.inf
+            dist[block], ind[block], _ = _nearest_with_ties(d, cols, k, scale[block], complete=True)
+            start = stop
+        return dist, ind
     step = max(1, _FULL_ROWS_ENTRIES // max(n - 1, 1))
     for start in range(0, undecided.size, step):
         block = undecided[start:start + step]
@@ -720,9 +744,10 @@ def knn_graph(X, *, neighbors=6, weight="binary", graph_sigma=None, metric="eucl
 
 
 @njit(parallel=True, cache=True)
-def _top_k_rows(K, scale, shift, cols, vals):  # pragma: no cover - compiled
+def _top_k_rows(K, scale, shift, cols, vals, sums):  # pragma: no cover - compiled
     """Row i: the ``k = cols.shape[1]`` largest ``scale K_ij - shift_j`` over ``j != i``, in decreasing
-    order (a tie keeps the smaller j), their columns in ``cols[i]`` and values in ``vals[i]``.
+    order (a tie keeps the smaller j), their columns in ``cols[i]`` and values in ``vals[i]``;
+    ``sums[i]`` the row's sum, which is finite unless the row holds a NaN or an infinity (or overflows).
 
     One pass over the row with the k best kept sorted: about one comparison per entry, against an
     introselect and an n × n index array for ``np.argpartition``. :func:`knn_graph_from_kernel` asks
@@ -733,7 +758,9 @@ def _top_k_rows(K, scale, shift, cols, vals):  # pragma: no cover - compiled
         best = np.full(k, -np.inf)
         where = np.full(k, -1, dtype=np.int64)
         row = K[i]
+        total = 0.0
         for j in range(n):
+            total += row[j]
             s = scale * row[j] - shift[j]
             if s > best[k - 1] and j != i:
                 p = k - 1
@@ -745,6 +772,35 @@ def _top_k_rows(K, scale, shift, cols, vals):  # pragma: no cover - compiled
                 where[p] = j
         cols[i] = where
         vals[i] = best
+        sums[i] = total
+
+
+@njit(parallel=True, cache=True)
+def _count_at_least(K, rows, threshold, counts):  # pragma: no cover - compiled
+    """``counts[p]``: the entries ``j != i`` of row ``i = rows[p]`` of ``K`` with ``K_ij >= threshold[p]``."""
+    for p in numba.prange(rows.size):
+        i = rows[p]
+        row = K[i]
+        bound = threshold[p]
+        c = 0
+        for j in range(row.size):
+            if row[j] >= bound and j != i:
+                c += 1
+        counts[p] = c
+
+
+@njit(parallel=True, cache=True)
+def _gather_at_least(K, rows, threshold, cols):  # pragma: no cover - compiled
+    """Row ``p`` of ``cols``: the columns counted by :func:`_count_at_least`, in increasing order."""
+    for p in numba.prange(rows.size):
+        i = rows[p]
+        row = K[i]
+        bound = threshold[p]
+        c = 0
+        for j in range(row.size):
+            if row[j] >= bound and j != i:
+                cols[p, c] = j
+                c += 1
 
 
 def knn_graph_from_kernel(K, *, neighbors=6, sigma=None, weight="binary", graph_sigma=None):
@@ -806,15 +862,6 @@ def knn_graph_from_kernel(K, *, neighbors=6, sigma=None, weight="binary", graph_
         raise ValueError(f"The 'K' parameter of {func} must be a square ndarray. Got {getattr(K, 'shape', K)!r} instead.")
     if K.dtype.kind not in "fiu":
         raise TypeError(f"The 'K' parameter of {func} must be a real matrix. Got dtype {K.dtype} instead.")
-    with np.errstate(over="ignore", invalid="ignore"):
-        total = K.sum(dtype=np.float64)         # one pass at memory speed; NaN or inf only if some entry is
-    if not np.isfinite(total):
-        for start in range(0, K.shape[0], 1024):
-            bad = np.argwhere(~np.isfinite(K[start:start + 1024]))
-            if bad.size:
-                i, j = int(bad[0, 0]) + start, int(bad[0, 1])
-                raise ValueError(f"The 'K' parameter of {func} contains NaN or inf (first: K[{i}, {j}] = "
-                                 f"{K[i, j]}). A kernel matrix must be finite.")
     n = K.shape[0]
     neighbors = check_scalar(neighbors, "neighbors", func, kind=numbers.Integral, low=1, high=n - 1)
     sigma = check_scalar(sigma, "sigma", func, low=0.0, low_closed=False, allow_none=True)
@@ -822,9 +869,16 @@ def knn_graph_from_kernel(K, *, neighbors=6, sigma=None, weight="binary", graph_
     diagonal = None if sigma is not None else np.array(np.diagonal(K), dtype=np.float64)
     candidates = np.empty((n, min(n - 1, neighbors + KNN_EXTRA_CANDIDATES)), dtype=np.int64)
     # one compiled pass over K: RBF, the largest K_ij are the nearest points; otherwise the largest
-    # 2 K_ij - K_jj, i.e. the smallest squared feature-space distances K_ii + K_jj - 2 K_ij
-    _top_k_rows(K, 1.0 if diagonal is None else 2.0, np.zeros(n) if diagonal is None else diagonal, candidates,
-                np.empty(candidates.shape))
+    # 2 K_ij - K_jj, i.e. the smallest squared feature-space distances K_ii + K_jj - 2 K_ij; and the
+    # rows' sums, NaN or inf only if some entry is (a NaN never enters the k largest)
+    best, sums = np.empty(candidates.shape), np.empty(n)
+    _top_k_rows(K, 1.0 if diagonal is None else 2.0, np.zeros(n) if diagonal is None else diagonal, candidates, best,
+                sums)
+    for start in np.flatnonzero(~np.isfinite(sums)):
+        bad = np.flatnonzero(~np.isfinite(K[start]))
+        if bad.size:
+            raise ValueError(f"The 'K' parameter of {func} contains NaN or inf (first: K[{start}, {bad[0]}] = "
+                             f"{K[start, bad[0]]}). A kernel matrix must be finite.")
 
     def squared(rows, cols):
         """The squared distances in the units the kernel resolves: ``d² / (2σ²) = -log K_ij`` (RBF),
@@ -836,7 +890,29 @@ def knn_graph_from_kernel(K, *, neighbors=6, sigma=None, weight="binary", graph_
         return np.maximum(diagonal[rows][:, None] + diagonal[cols] - 2.0 * values, 0.0)
 
     scale = np.ones(n) if diagonal is None else np.maximum(diagonal, 0.0)
-    sq, cols = _k_nearest(candidates, neighbors, squared, scale)
+    reach = None
+    if diagonal is None:
+        # RBF: a tie at d_k reaches the points with -log K_ij <= -log K_k + t (t the tie tolerance), i.e.
+        # K_ij >= K_k exp(-t), K_k the k-th largest entry of the row. Twice t plus 1e-12 relative (far
+        # above the log's round-off) for the bound: rows of many ties (binary features) then compare
+        # their K_ij with it instead of taking -log of the whole row.
+        with np.errstate(divide="ignore"):
+            kth = np.maximum(-np.log(np.minimum(best[:, neighbors - 1], 1.0)), 0.0)
+            bound = best[:, neighbors - 1] * np.exp(-(2.0 * KNN_TIE_RTOL + 1e-12) * (kth + 1.0))
+        bound = np.where(np.isfinite(bound), bound, 0.0)
+
+        def count(rows):
+            counts = np.empty(rows.size, dtype=np.int64)
+            _count_at_least(K, rows, bound[rows], counts)
+            return counts
+
+        def gather(rows, width):
+            cols = np.zeros((rows.size, width), dtype=np.int64)
+            _gather_at_least(K, rows, bound[rows], cols)
+            return cols
+
+        reach = (count, gather)
+    sq, cols = _k_nearest(candidates, neighbors, squared, scale, reach=reach)
     if diagonal is None and not np.all(np.isfinite(sq)):
         raise ValueError(f"{func}: some rows of K have fewer than {neighbors} positive off-diagonal entries "
                          "(the kernel underflowed); build the graph with knn_graph(X) instead.")
@@ -960,6 +1036,34 @@ def graph_laplacian(W, *, normalized=True):
 POWER_MAX_DENSITY = 0.25
 
 
+@njit(cache=True)
+def _structural_nnz_exceeds(a_indptr, a_indices, b_indptr, b_indices, n_cols, limit):  # pragma: no cover
+    """Whether the product of the CSR structures A and B has more than ``limit`` non-zeros, counted
+    row by row (a marker per column) and stopped as soon as it has."""
+    seen = np.full(n_cols, -1, dtype=np.int64)
+    total = 0
+    for i in range(a_indptr.size - 1):
+        for p in range(a_indptr[i], a_indptr[i + 1]):
+            j = a_indices[p]
+            for q in range(b_indptr[j], b_indptr[j + 1]):
+                c = b_indices[q]
+                if seen[c] != i:
+                    seen[c] = i
+                    total += 1
+        if total > limit:
+            return True
+    return False
+
+
+def _product_fills_in(A, B, limit):
+    """Whether ``A @ B`` (CSR) has more than ``limit`` structural non-zeros, decided before forming it: at
+    most ``Σ_i Σ_{j ∈ A_i} nnz(B_j)`` (its multiplications), else counted, stopping once past
+    ``limit`` (a dense power of a 362-point graph: 0.5 ms against 3.8 ms for the product)."""
+    if int(np.diff(B.indptr)[A.indices].sum()) <= limit:
+        return False
+    return bool(_structural_nnz_exceeds(A.indptr, A.indices, B.indptr, B.indices, B.shape[1], float(limit)))
+
+
 def iterated_laplacian(L, *, degree=1, max_density=None):
     """The iterated Laplacian ``L^p``: an exactly symmetric CSR matrix, or an operator once it fills in.
 
@@ -971,9 +1075,9 @@ def iterated_laplacian(L, *, degree=1, max_density=None):
         The power ``p >= 1`` (Melacci & Belkin 2011, eq. 3 and Table 9, where it is called the
         "degree" of the Laplacian; the polynomial kernel's degree is ``kernel_degree`` everywhere).
     max_density : float in (0, 1], default=None
-        ``None``: always the CSR matrix. Otherwise, once a partial product has more than
-        ``max_density · n²`` non-zeros, :func:`laplacian_operator` ``(L, degree=p)`` instead
-        (the solvers use :data:`POWER_MAX_DENSITY`).
+        ``None``: always the CSR matrix. Otherwise, once a partial product would have more than
+        ``max_density · n²`` non-zeros (its structure counted before it is formed),
+        :func:`laplacian_operator` ``(L, degree=p)`` instead (the solvers use :data:`POWER_MAX_DENSITY`).
 
     Returns
     -------
@@ -1004,9 +1108,9 @@ def iterated_laplacian(L, *, degree=1, max_density=None):
     n = L.shape[0]
     power = L
     for _ in range(degree - 1):
+        if max_density is not None and _product_fills_in(power, L, max_density * n * n):
+            return laplacian_operator(L, degree=degree)        # filling in: keep it matrix-free
         power = power @ L
-        if max_density is not None and power.nnz > max_density * n * n:     # filling in: keep it matrix-free
-            return laplacian_operator(L, degree=degree)
     power = sp.csr_matrix((power + power.T) * 0.5)
     power.sort_indices()
     return power
