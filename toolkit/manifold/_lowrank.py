@@ -45,6 +45,8 @@ BASES = ("uniform", "kmeans++")
 
 #: Rows of Φ per block when G = γ_I Φᵀ L Φ is accumulated (bounds the temporary L Φ block).
 _BLOCK_ROWS = 16384
+#: Columns of K per block when the two-level preconditioner forms Φ = K_XZ T (bounds the gathered block).
+_BLOCK_COLUMNS = 2048
 
 
 def choose_basis(X, n_labeled, n_basis, basis, rng):
@@ -113,11 +115,12 @@ def graph_gram(Phi, L, gamma_A, gamma_I):
         rows = min(_BLOCK_ROWS, n)
         block = np.empty((rows, k1), dtype=Phi.dtype)
         data = L.data.astype(Phi.dtype, copy=False)
+        identity = bool(np.array_equal(order, np.arange(n)))    # the points' order: slices, no gathered copy
         for start in range(0, n, rows):                    # Φ_Bᵀ (L Φ)_B, summed over row blocks
             stop = min(start + rows, n)
             _rows_times(L.indptr, L.indices, data, order, Phi, start, stop, block)
-            picked = order[start:stop]
-            G += np.asarray(Phi[picked], dtype=np.float64).T @ np.asarray(block[:stop - start], dtype=np.float64)
+            picked = Phi[start:stop] if identity else Phi[order[start:stop]]
+            G += np.asarray(picked, dtype=np.float64).T @ np.asarray(block[:stop - start], dtype=np.float64)
     else:                                                  # dense L or a LinearOperator
         G += np.asarray(Phi, dtype=np.float64).T @ np.asarray(L @ np.asarray(Phi, dtype=np.float64))
     G *= gamma_I
@@ -197,11 +200,17 @@ class TwoLevel:
         self.T = nystrom_map(np.asarray(K[np.ix_(self.index, self.index)], dtype=np.float64),
                              eps=float(np.finfo(K.dtype).eps))
         # K[:, index] read as the rows K[index]ᵀ (K is symmetric): contiguous rows instead of a gather
-        # of r scattered entries from every row of K
-        self.Phi = np.asarray(K[self.index], dtype=np.float64).T @ self.T
-        Phi1 = np.empty((self.Phi.shape[0], self.Phi.shape[1] + 1))
+        # of r scattered entries from every row of K; by column blocks written into Φ = [1, K_XZ T]
+        # in place: no n × r temporary (fresh memory costs page faults; set-up at n = 10 000, r = 400:
+        # 0.16-0.42 s before, 0.15-0.23 s)
+        n = K.shape[0]
+        Phi1 = np.empty((n, self.T.shape[1] + 1))
         Phi1[:, 0] = 1.0
-        Phi1[:, 1:] = self.Phi
+        step = _BLOCK_COLUMNS
+        for start in range(0, n, step):
+            stop = min(start + step, n)
+            np.matmul(np.asarray(K[self.index, start:stop], dtype=np.float64).T, self.T, out=Phi1[start:stop, 1:])
+        self.Phi = Phi1[:, 1:]
         self.G = graph_gram(Phi1, L, gamma_A, gamma_I)
         self.Phi_L = Phi1[:n_labeled]
         if not self.intercept:
