@@ -468,35 +468,46 @@ def _k_nearest(candidates, k, distances, scale, *, widen=True, reach=None):
     ``distances(rows, cols)``: the distances of the points ``rows[p]`` and ``cols[p, q]``, computed in a
     fixed order. With ``widen``, a point whose tie at ``d_k`` may reach beyond its candidates gets its
     distances to every other point (an exact search's candidates; not NN-descent's, which are approximate),
-    or, with ``reach = (count, gather)``, only to a superset of the points within the tie's reach (every
-    point but itself nearer than ``d_k`` plus the tie tolerance): ``count(rows)`` their numbers,
-    ``gather(rows, width)`` them, row ``p``'s first ``count[p]`` columns in increasing order. The tie
-    rule over that superset decides as over every other point: the points outside it are neither
-    nearer than ``d_k`` nor tied with it.
+    or, with ``reach``, only to a superset of the points within the tie's reach (every point but itself
+    nearer than ``d_k`` plus the tie tolerance): ``reach(rows, width)`` returns ``(counts, cols)``, their
+    numbers and the first ``width`` of them per row in increasing order. The tie rule over that superset
+    decides as over every other point: the points outside it are neither nearer than ``d_k`` nor tied.
     """
     n, c = candidates.shape
     rows = np.arange(n)
     dist, ind, decided = _nearest_with_ties(distances(rows, candidates), candidates, k, scale,
                                             complete=not widen or c >= n - 1)
     undecided = np.flatnonzero(~decided)
-    if reach is not None and undecided.size:
-        count, gather = reach
-        counts = count(undecided)
-        undecided = undecided[np.argsort(counts, kind="stable")]    # blocks of similar widths: little padding
-        counts = np.sort(counts, kind="stable")
-        start = 0
-        while start < undecided.size:
-            stop = start + 1
-            while stop < undecided.size and (stop + 1 - start) * counts[stop] <= _FULL_ROWS_ENTRIES:
-                stop += 1
-            block, width = undecided[start:stop], int(counts[stop - 1])
-            cols = gather(block, width)
-            pad = np.arange(width) >= counts[start:stop, None]
-            cols[pad] = np.broadcast_to(cols[:, :1], cols.shape)[pad]    # a real point, then infinitely far
-            d = distances(block, cols)
+    if reach is not None:
+        def settle(these, counts, cols):
+            pad = np.arange(cols.shape[1]) >= counts[:, None]
+            cols[pad] = np.broadcast_to(cols[:, :1], cols.shape)[pad]      # a real point, infinitely far
+            d = distances(these, cols)
             d[pad] = np.inf
-            dist[block], ind[block], _ = _nearest_with_ties(d, cols, k, scale[block], complete=True)
-            start = stop
+            dist[these], ind[these], _ = _nearest_with_ties(d, cols, k, scale[these], complete=True)
+
+        width = min(n - 1, _REACH_WIDTH * c)           # one pass gathers most rows; wider ones a second
+        step = max(1, _FULL_ROWS_ENTRIES // width)
+        wide, wide_counts = [undecided[:0]], [undecided[:0]]
+        for start in range(0, undecided.size, step):
+            block = undecided[start:start + step]
+            counts, cols = reach(block, width)
+            fits = counts <= width
+            if fits.any():
+                settle(block[fits], counts[fits], cols[fits, :int(counts[fits].max())])
+            wide.append(block[~fits])
+            wide_counts.append(counts[~fits])
+        wide, counts = np.concatenate(wide), np.concatenate(wide_counts)
+        if wide.size:                                  # at their own widths (at most every other point),
+            order = np.argsort(counts, kind="stable")  # in blocks of similar widths
+            wide, counts = wide[order], counts[order]
+            start = 0
+            while start < wide.size:
+                stop = start + 1
+                while stop < wide.size and (stop + 1 - start) * counts[stop] <= _FULL_ROWS_ENTRIES:
+                    stop += 1
+                settle(wide[start:stop], *reach(wide[start:stop], int(counts[stop - 1])))
+                start = stop
         return dist, ind
     step = max(1, _FULL_ROWS_ENTRIES // max(n - 1, 1))
     for start in range(0, undecided.size, step):
@@ -505,6 +516,11 @@ def _k_nearest(candidates, k, distances, scale, *, widen=True, reach=None):
         dist[block], ind[block], _ = _nearest_with_ties(distances(block, others), others, k, scale[block],
                                                         complete=True)
     return dist, ind
+
+
+#: With ``reach``, :func:`_k_nearest` gathers up to this many times the candidates' number per row in one
+#: pass (set 8, 10 neighbours, 18 candidates: the tie reaches at most 144 points).
+_REACH_WIDTH = 8
 
 
 def _symmetric_edges(n, rows, cols, dist):
@@ -776,8 +792,11 @@ def _top_k_rows(K, scale, shift, cols, vals, sums):  # pragma: no cover - compil
 
 
 @njit(parallel=True, cache=True)
-def _count_at_least(K, rows, threshold, counts):  # pragma: no cover - compiled
-    """``counts[p]``: the entries ``j != i`` of row ``i = rows[p]`` of ``K`` with ``K_ij >= threshold[p]``."""
+def _gather_at_least(K, rows, threshold, cols, counts):  # pragma: no cover - compiled
+    """Row ``p``: the columns ``j != i`` of row ``i = rows[p]`` of ``K`` with ``K_ij >= threshold[p]``, in
+    increasing order, the first ``cols.shape[1]`` of them in ``cols[p]``, their number in ``counts[p]``
+    (which may exceed ``cols.shape[1]``: the row is then incomplete)."""
+    width = cols.shape[1]
     for p in numba.prange(rows.size):
         i = rows[p]
         row = K[i]
@@ -785,22 +804,10 @@ def _count_at_least(K, rows, threshold, counts):  # pragma: no cover - compiled
         c = 0
         for j in range(row.size):
             if row[j] >= bound and j != i:
+                if c < width:
+                    cols[p, c] = j
                 c += 1
         counts[p] = c
-
-
-@njit(parallel=True, cache=True)
-def _gather_at_least(K, rows, threshold, cols):  # pragma: no cover - compiled
-    """Row ``p`` of ``cols``: the columns counted by :func:`_count_at_least`, in increasing order."""
-    for p in numba.prange(rows.size):
-        i = rows[p]
-        row = K[i]
-        bound = threshold[p]
-        c = 0
-        for j in range(row.size):
-            if row[j] >= bound and j != i:
-                cols[p, c] = j
-                c += 1
 
 
 def knn_graph_from_kernel(K, *, neighbors=6, sigma=None, weight="binary", graph_sigma=None):
@@ -901,17 +908,11 @@ def knn_graph_from_kernel(K, *, neighbors=6, sigma=None, weight="binary", graph_
             bound = best[:, neighbors - 1] * np.exp(-(2.0 * KNN_TIE_RTOL + 1e-12) * (kth + 1.0))
         bound = np.where(np.isfinite(bound), bound, 0.0)
 
-        def count(rows):
-            counts = np.empty(rows.size, dtype=np.int64)
-            _count_at_least(K, rows, bound[rows], counts)
-            return counts
+        def reach(rows, width):
+            cols, counts = np.zeros((rows.size, width), dtype=np.int64), np.empty(rows.size, dtype=np.int64)
+            _gather_at_least(K, rows, bound[rows], cols, counts)
+            return counts, cols
 
-        def gather(rows, width):
-            cols = np.zeros((rows.size, width), dtype=np.int64)
-            _gather_at_least(K, rows, bound[rows], cols)
-            return cols
-
-        reach = (count, gather)
     sq, cols = _k_nearest(candidates, neighbors, squared, scale, reach=reach)
     if diagonal is None and not np.all(np.isfinite(sq)):
         raise ValueError(f"{func}: some rows of K have fewer than {neighbors} positive off-diagonal entries "
