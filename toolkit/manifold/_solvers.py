@@ -407,13 +407,19 @@ def _warn_narrow_width(K, sigma, func):
         "cross-validation (toolkit.estimators.LapSVMCV / LapRLSCCV).", DegenerateFitWarning, stacklevel=5)
 
 
-def _warn_one_class(result, K, func):
+def _warn_one_class(result, K, func, f=None):
     """Warn when the fit assigns one class to every training row, labelled and unlabelled alike.
 
     Such a fit cannot be right (the labelled rows hold at least two classes); the usual causes are
-    a kernel width far from the data's scale or weights that flatten ``f``.
+    a kernel width far from the data's scale or weights that flatten ``f``. ``f``: the solver's own
+    ``K α + b`` on every training row when it has it (PCG's final product: at n = 10 000 the product
+    is 27 ms), else computed here.
     """
-    F = K @ np.asarray(result.alpha, dtype=K.dtype) + np.asarray(result.b, dtype=K.dtype)
+    shape = np.shape(result.alpha)
+    if f is not None and np.size(f) == int(np.prod(shape)):
+        F = np.asarray(f).reshape(shape)
+    else:
+        F = K @ np.asarray(result.alpha, dtype=K.dtype) + np.asarray(result.b, dtype=K.dtype)
     if not np.all(np.isfinite(F)):
         return
     found = np.where(F > 0, 1, 0) if F.ndim == 1 else np.argmax(F, axis=1)
@@ -677,7 +683,7 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
     t_solve = time.perf_counter() - t0
     result = _finish(raw, func=func, method=method, loss="squared_hinge" if hinge else "squared",
                      classes=classes, params=params, X=X, timings=timings, t_solve=t_solve, warn_fix=fix)
-    _warn_one_class(result, K, func)
+    _warn_one_class(result, K, func, raw.get("f"))
     return result
 
 
