@@ -7,6 +7,8 @@ basis point.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy import optimize
@@ -17,6 +19,7 @@ from toolkit.estimators import LapSVM
 from toolkit.graphs import graph_laplacian, knn_graph
 from toolkit.kernels import kernel_matrix
 from toolkit.manifold._reference import knn_laplacian
+from toolkit.manifold._solvers import SWITCH_ITERATIONS
 
 
 def _moons(n, seed=0, noise=0.1):
@@ -229,7 +232,36 @@ def test_two_level_preconditioner_stays_under_100_iterations_on_a_hard_setting()
     two = lapsvm(X[lab], y[lab], X[unl], preconditioner="two-level", **kw)
     assert two.n_iter <= 100
     paper = lapsvm(X[lab], y[lab], X[unl], preconditioner="kernel", **kw)
-    assert paper.n_iter > 300
+    assert paper.n_iter > 300 and "preconditioner_switch" not in paper.params
+    # the default: the paper's preconditioner for SWITCH_ITERATIONS, then the coarse correction added
+    auto = lapsvm(X[lab], y[lab], X[unl], **kw)
+    assert auto.params["preconditioner"] == "kernel" and auto.params["preconditioner_switch"] == SWITCH_ITERATIONS + 1
+    assert SWITCH_ITERATIONS < auto.n_iter <= SWITCH_ITERATIONS + 30 and auto.params["n_coarse"] >= 100
+
+
+@pytest.mark.parametrize("C", [1, 3])
+def test_switched_preconditioner_converges_to_newtons_solution(C):
+    """A run that switches to the two-level preconditioner (no early stop, tol 1e-10) reaches the
+    minimiser of eq. (7) that Newton's method finds: objective and decision values (independent
+    reference); the paper's preconditioner alone, capped at the switch, is still far from it."""
+    rng = np.random.default_rng(4)
+    X = np.vstack([rng.normal(size=(150, 2)) + [2.0 * c, 0.0] for c in range(max(C, 2))])
+    y = np.repeat(np.arange(max(C, 2)), 150)
+    lab = np.r_[[np.flatnonzero(y == c)[:3] for c in range(max(C, 2))]].ravel()
+    unl = np.setdiff1d(np.arange(len(y)), lab)
+    kw = dict(sigma=0.5, gamma_A=1e-6, gamma_I=1e-3, neighbors=4, degree=1, weight="heat")
+    newton = lapsvm(X[lab], y[lab], X[unl], method="newton", **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        auto = lapsvm(X[lab], y[lab], X[unl], method="pcg", stop=None, tol=1e-10, max_iter=3000, **kw)
+    assert auto.params["preconditioner_switch"] == SWITCH_ITERATIONS + 1 and auto.converged
+    np.testing.assert_allclose(np.sum(auto.objective), np.sum(newton.objective), rtol=1e-7)
+    np.testing.assert_allclose(auto.decision_function(X), newton.decision_function(X), atol=1e-4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        capped = lapsvm(X[lab], y[lab], X[unl], method="pcg", stop=None, tol=1e-10, max_iter=SWITCH_ITERATIONS,
+                        preconditioner="kernel", **kw)
+    assert not capped.converged
 
 
 @pytest.mark.parametrize("method", ["lapsvm", "laprlsc", "lapsvm_path"])

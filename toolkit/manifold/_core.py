@@ -25,7 +25,7 @@ import scipy.sparse as sp
 
 from toolkit._contract import (BREAKDOWN, CONVERGED, EARLY_STOP, MAX_ITER, IntermediateResult, lazy,
                                run_callback)
-from toolkit.early_stopping import Progress, StopEvent
+from toolkit.early_stopping import Progress, StopEvent, default_period
 from toolkit.kernels import thread_pools
 
 # The status codes and messages are the toolkit's one table (toolkit._contract.SOLVER_STATUS); the
@@ -490,7 +490,7 @@ def _pcg_report(t, alpha, b, f, l, objective, grad_norm, pgrad_norm, mixed, step
 # ------------------------------------------------------------------------------ PCG
 def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha0=None, b0=None,
         monitors=(), callback=None, validation=None, unlabeled_truth=None, dtype=np.float64, coarse=None,
-        intercept=True, product_threads=None):
+        intercept=True, product_threads=None, switch=None):
     """Algorithm 1 (PCG with P = diag(1, K), Polak-Ribière with restart, exact line search).
 
     One product ``K @ (n × C)`` per iteration: ``K ∇̂_α`` (needed for ``∇ = P ∇̂``); ``K d`` follows
@@ -504,6 +504,11 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
     true decisions on U (history only). ``intercept=False`` fixes ``b = 0``: the bias component of
     every gradient is zeroed, so ``p_b = d_b = 0`` (the iteration runs in the α-subspace).
     ``product_threads``: BLAS threads for the products by K alone (:func:`symmetric_product`).
+    ``switch``: ``(t_s, make_coarse)``: without ``coarse``, after ``t_s`` iterations that did not stop,
+    the coarse correction ``make_coarse()`` is added to the preconditioner from then on (the
+    direction restarts on the new preconditioned gradient; rules of the default period check from
+    then on as with the two-level preconditioner, every ``√(k+1) / 2`` iterations, k the coarse
+    rank); ``raw["switched_at"]`` is then ``t_s + 1``.
     Returns a dict of raw results for the public wrapper.
     """
     n, C = K.shape[0], Y.shape[1]
@@ -595,6 +600,7 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
     status, detail, stop_event = MAX_ITER, None, None
     n_ls = 0
     t = 0
+    switched_at = None
     if gnorm0[2] == 0.0 or gnorm0[0] <= tol * grad_zero:
         status, detail = CONVERGED, "the starting point is optimal within tol"
         max_iter_eff = 0
@@ -625,6 +631,14 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
             S[_GB] = 0.0
         product_Kg()
         n_products += 1
+        if switch is not None and coarse is None and t == switch[0] + 1:
+            coarse = switch[1]()                           # the two-level preconditioner from here on:
+            Kp_coarse = np.empty((n, C))                   # precondition() reads both; ρ = 0 restarts
+            S[_DENOM_OLD] = 0.0                            # the direction on the new preconditioned gradient
+            switched_at = t
+            for mon in monitors:                           # rules of the default period: the two-level one's
+                if getattr(mon.rule, "period", 0) is None:
+                    mon.period = default_period(coarse.T.shape[1] + 1)
         # 4. Polak-Ribière with automatic restart, descent safeguard; norms and objective
         Kp = precondition()
         direction_kernel(W, S, Kg, Kp, Y, gamma_A, gamma_I, hinge, rec)
@@ -679,7 +693,8 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
     return dict(alpha=alpha, b=b, objective=obj, f=f, n_iter=t if max_iter_eff else 0,
                 n_line_search=int(n_ls), status=status, detail=detail, stop_event=stop_event,
                 history={**history, **{"check_" + k: np.asarray(v) for k, v in checks.items()}},
-                n_kernel_products=n_products, fallbacks=(), max_iter=max_iter)
+                n_kernel_products=n_products, fallbacks=(), max_iter=max_iter, switched_at=switched_at,
+                coarse=coarse)
 
 
 # ------------------------------------------------------------------------------ Newton / direct
