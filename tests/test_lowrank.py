@@ -239,8 +239,8 @@ def test_two_level_preconditioner_stays_under_100_iterations_on_a_hard_setting()
     assert SWITCH_ITERATIONS < auto.n_iter <= SWITCH_ITERATIONS + 30 and auto.params["n_coarse"] >= 100
 
 
-@pytest.mark.parametrize("C", [1, 3])
-def test_switched_preconditioner_converges_to_newtons_solution(C):
+@pytest.mark.parametrize("C, one_vs_all", [(1, "joint"), (3, "joint"), (3, "separate")])
+def test_switched_preconditioner_converges_to_newtons_solution(C, one_vs_all):
     """A run that switches to the two-level preconditioner (no early stop, tol 1e-10) reaches the
     minimiser of eq. (7) that Newton's method finds: objective and decision values (independent
     reference); the paper's preconditioner alone, capped at the switch, is still far from it."""
@@ -253,7 +253,8 @@ def test_switched_preconditioner_converges_to_newtons_solution(C):
     newton = lapsvm(X[lab], y[lab], X[unl], method="newton", **kw)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        auto = lapsvm(X[lab], y[lab], X[unl], method="pcg", stop=None, tol=1e-10, max_iter=3000, **kw)
+        auto = lapsvm(X[lab], y[lab], X[unl], method="pcg", stop=None, tol=1e-10, max_iter=3000,
+                      one_vs_all=one_vs_all, **kw)
     assert auto.params["preconditioner_switch"] == SWITCH_ITERATIONS + 1 and auto.converged
     np.testing.assert_allclose(np.sum(auto.objective), np.sum(newton.objective), rtol=1e-7)
     np.testing.assert_allclose(auto.decision_function(X), newton.decision_function(X), atol=1e-4)

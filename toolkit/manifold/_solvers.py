@@ -570,7 +570,9 @@ def _pcg_separately(K, L, Y, alpha0, b0, validation, unlabeled_truth, classes, s
                 detail=detail,
                 stop_event=None, history=history,
                 n_kernel_products=sum(r["n_kernel_products"] for r in runs),
-                fallbacks=tuple(dict.fromkeys(f for r in runs for f in r["fallbacks"])), max_iter=runs[0]["max_iter"],
+                fallbacks=tuple(dict.fromkeys([f for r in runs for f in r["fallbacks"]] + [  # and each switched run's
+                    f for r in runs if r["switched_at"] is not None for f in r["coarse"].fallbacks])),
+                max_iter=runs[0]["max_iter"],
                 switched_at=min((r["switched_at"] for r in runs if r["switched_at"] is not None), default=None),
                 coarse=next((r["coarse"] for r in runs if r["switched_at"] is not None), solve["coarse"]))
 
@@ -681,7 +683,7 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
             params.update(preconditioner_switch=int(raw["switched_at"]), n_coarse=r,
                           coarse_rank=int(coarse.T.shape[1]))
         if coarse is not None and coarse.fallbacks:
-            raw["fallbacks"] = tuple(raw.get("fallbacks", ())) + tuple(dict.fromkeys(coarse.fallbacks))
+            raw["fallbacks"] = tuple(dict.fromkeys(tuple(raw.get("fallbacks", ())) + tuple(coarse.fallbacks)))
         fix = ", or use an early-stopping rule (stop='stability')"
     else:
         if max_iter is None:
