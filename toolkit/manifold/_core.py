@@ -638,7 +638,7 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
             switched_at = t
             for mon in monitors:                           # rules of the default period: the two-level one's
                 if getattr(mon.rule, "period", 0) is None:
-                    mon.period = default_period(coarse.T.shape[1] + 1)
+                    mon.period = default_period(coarse.rule_samples)
         # 4. Polak-Ribière with automatic restart, descent safeguard; norms and objective
         Kp = precondition()
         direction_kernel(W, S, Kg, Kp, Y, gamma_A, gamma_I, hinge, rec)

@@ -222,6 +222,12 @@ class TwoLevel:
         self.fallbacks: list[str] = []
         self._factors: dict = {}
 
+    @property
+    def rule_samples(self):
+        """The problem size whose default check period ``√(k+1) / 2`` the early-stopping rules take
+        with this preconditioner (k the coarse rank): the iteration count no longer grows with n."""
+        return self.T.shape[1] + 1
+
     def solve(self, g_b, Kg, f_labeled, Y):
         """``H_c⁻¹ Z_cᵀ ∇`` per column, ``∇ = [g_b, K ∇̂_α]``; returns shape (k + 1, C)."""
         rhs = np.vstack([np.asarray(g_b, dtype=np.float64)[None, :],

@@ -656,8 +656,7 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
 
         if preconditioner == "two-level":
             coarse = make_coarse()
-            # the rules' period follows the coarse dimension: the iteration count no longer grows with n
-            period_n = coarse.T.shape[1] + 1
+            period_n = coarse.rule_samples          # the rules' period follows the coarse dimension
             params.update(n_coarse=r, coarse_rank=int(coarse.T.shape[1]))
         elif auto:          # the paper's preconditioner, and the coarse correction if it has not stopped
             switch = (SWITCH_ITERATIONS, make_coarse)
