@@ -3,12 +3,25 @@ and pynndescent's approximate search against the exact one on large sets of many
 
     python benchmarks/bench_neighbors.py                  # both parts
     python benchmarks/bench_neighbors.py --approximate    # the second part only
-    python benchmarks/bench_neighbors.py --million [--dims 2 8] [--threads 2]   # 10^6 points
+    python benchmarks/bench_neighbors.py --million [--dims 2 8] [--threads 2] [--compare]   # 10^6 points
+    python benchmarks/bench_neighbors.py --crossover      # where 'auto' leaves the tree on large sets
 
 ``--million``: ``knn_graph(X, neighbors=20, weight="heat")`` on 10^6 points (two moons for d = 2,
-Gaussian points otherwise) with the search ``neighbor_search="auto"`` takes (SciPy's k-d tree up to 16
-features, exact; pynndescent beyond, approximate), ``--threads`` threads, and its recall against
-scikit-learn's exact search on 1000 query points (target: 10 s on 2 cores).
+Gaussian points otherwise) with the search ``neighbor_search="auto"`` takes (SciPy's k-d tree up to 10
+features at this size, exact; pynndescent beyond, approximate, timed after its compilation),
+``--threads`` threads, and its recall against scikit-learn's exact search on 1000 query points
+(target: 10 s on 2 cores). ``--compare`` adds, for Gaussian points, pynndescent where 'auto' takes
+the tree, and pynndescent alone with 21 neighbours and no graph (the search's own floor). Measured
+(2 cores, 2026-11-27; pynndescent's compilation 22 s once per process):
+
+    d=2:  k-d tree 4.3 s (2026-11-26), recall 100 %
+    d=8:  k-d tree (auto) 100.2 s, recall 100 %; pynndescent 79.3 s, recall 100 %;
+          pynndescent alone 18.7 s, recall 99.8 % (one iteration: 11.8 s, 97.3 %)
+    d=12: pynndescent (auto) 92.2 s, recall 100 %; pynndescent alone 23.1 s, recall 98.7 %
+          (one iteration: 12.1 s, 79.6 %)
+
+So no search reaches 10 s beyond a few features. ``--crossover``: both searches on 50 000 and 200 000
+Gaussian points (d = 8 … 16), the numbers behind ``toolkit.graphs.KNN_TREE_LARGE_SAMPLES``.
 
 For Gaussian points (n = 2000 and 8000; d = 2 … 256; 20 neighbours, heat weights) both ways build
 the same graph (the maximum weight difference is printed); printed are both times and their ratio
@@ -92,8 +105,43 @@ def main():
                   flush=True)
 
 
-def million(dims, threads):
-    """The kNN graph of 10^6 points, timed, with its recall against the exact search."""
+def edge_recall(X, W, rng, queries=1000):
+    """Share of the exact 20 nearest of ``queries`` random points that are edges of the graph ``W`` (the
+    graph holds each point's own 20 plus the reverse edges, so the exact list must be inside it)."""
+    rows = rng.choice(X.shape[0], queries, replace=False)
+    exact = NearestNeighbors(n_neighbors=21).fit(X).kneighbors(X[rows], return_distance=False)[:, 1:]
+    return float(np.mean([np.isin(exact[i], W.indices[W.indptr[r]:W.indptr[r + 1]]).mean()
+                          for i, r in enumerate(rows)]))
+
+
+def crossover(threads):
+    """Where ``neighbor_search="auto"`` leaves the exact k-d tree for pynndescent on large sets: both
+    searches on Gaussian points (20 neighbours, heat weights), pynndescent timed after its compilation."""
+    import numba
+
+    from toolkit.graphs import KNN_TREE_LARGE_SAMPLES, KNN_TREE_MAX_FEATURES_LARGE, choose_neighbor_search
+
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    rng = np.random.default_rng(0)
+    t = time.perf_counter()
+    knn_graph(rng.normal(size=(3000, 20)), neighbors=5, neighbor_search="pynndescent")
+    knn_graph(rng.normal(size=(200, 2)), neighbors=5)
+    print(f"pynndescent's compilation (once per process): {time.perf_counter() - t:.1f} s; 'auto' keeps the tree "
+          f"to {KNN_TREE_MAX_FEATURES_LARGE} features from {KNN_TREE_LARGE_SAMPLES} points", flush=True)
+    for n, d in ((50_000, 10), (50_000, 12), (50_000, 16), (200_000, 8), (200_000, 10), (200_000, 12)):
+        X = rng.normal(size=(n, d))
+        row = []
+        for search in ("kdtree", "pynndescent"):
+            t = time.perf_counter()
+            W = knn_graph(X, neighbors=20, weight="heat", neighbor_search=search)
+            row.append(f"{search} {time.perf_counter() - t:6.1f} s (recall {100 * edge_recall(X, W, rng):.1f} %)")
+        print(f"n={n:7d} d={d:3d}: {', '.join(row)}; auto: {choose_neighbor_search(X)}", flush=True)
+
+
+def million(dims, threads, compare=False):
+    """The kNN graph of 10^6 points, timed, with its recall against the exact search; ``compare``: for
+    Gaussian points also pynndescent where 'auto' takes the tree, and pynndescent alone with 21
+    neighbours (no oversearch, no graph), with its default iterations and with one."""
     import numba
     from sklearn.datasets import make_moons
 
@@ -102,30 +150,54 @@ def million(dims, threads):
     numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
     rng = np.random.default_rng(0)
     knn_graph(rng.normal(size=(200, 2)), neighbors=5)                 # compile the loops, not timed
+    if compare or any(choose_neighbor_search(np.broadcast_to(0.0, (1_000_000, d))) == "pynndescent" for d in dims):
+        t = time.perf_counter()
+        knn_graph(rng.normal(size=(3000, 20)), neighbors=5, neighbor_search="pynndescent")
+        print(f"pynndescent's compilation (once per process, not in the times below): "
+              f"{time.perf_counter() - t:.1f} s", flush=True)
     for d in dims:
         X = make_moons(1_000_000, noise=0.1, random_state=0)[0] if d == 2 else rng.normal(size=(1_000_000, d))
-        t = time.perf_counter()
-        W = knn_graph(X, neighbors=20, weight="heat")
-        seconds = time.perf_counter() - t
-        # recall: the graph's edges of each query point against its exact 20 nearest (the graph holds
-        # each point's own 20 plus the reverse edges, so the exact list must be inside it)
-        rows = rng.choice(X.shape[0], 1000, replace=False)
-        exact = NearestNeighbors(n_neighbors=21).fit(X).kneighbors(X[rows], return_distance=False)[:, 1:]
-        found = np.mean([np.isin(exact[i], W.indices[W.indptr[r]:W.indptr[r + 1]]).mean() for i, r in enumerate(rows)])
-        print(f"n=1000000 d={d}: knn_graph {seconds:.1f} s with {threads} thread(s) "
-              f"(search {choose_neighbor_search(X)}), {W.nnz} edges, recall of the exact 20 nearest "
-              f"{100 * found:.2f} % (1000 queries)", flush=True)
+        searches = [choose_neighbor_search(X)]
+        if compare and searches[0] == "kdtree" and d != 2:     # (the tree beyond 'auto''s limit: --crossover)
+            searches.append("pynndescent")
+        for search in searches:
+            t = time.perf_counter()
+            W = knn_graph(X, neighbors=20, weight="heat", neighbor_search=search)
+            seconds = time.perf_counter() - t
+            found = edge_recall(X, W, rng)
+            print(f"n=1000000 d={d}: knn_graph {seconds:.1f} s with {threads} thread(s) "
+                  f"(search {search}{', auto' if search == searches[0] else ''}), {W.nnz} edges, recall of the "
+                  f"exact 20 nearest {100 * found:.2f} % (1000 queries)", flush=True)
+        if compare and d != 2:
+            from pynndescent import NNDescent
+
+            rows = rng.choice(X.shape[0], 1000, replace=False)
+            exact = NearestNeighbors(n_neighbors=21).fit(X).kneighbors(X[rows])[0][:, 20]
+            Xf = X.astype(np.float32)
+            for options in ({}, {"n_iters": 1}):
+                t = time.perf_counter()
+                _, dist = NNDescent(Xf, n_neighbors=21, random_state=0, compressed=True, **options).neighbor_graph
+                seconds = time.perf_counter() - t
+                share = np.mean(np.sort(dist[rows], axis=1)[:, 1:] <= exact[:, None] * (1 + 1e-5))
+                print(f"n=1000000 d={d}: pynndescent alone, 21 neighbours, {options or 'default iterations'}: "
+                      f"{seconds:.1f} s, recall {100 * share:.2f} % (no graph built)", flush=True)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--approximate", action="store_true", help="only the approximate search")
     parser.add_argument("--million", action="store_true", help="only the 10^6-point graphs")
+    parser.add_argument("--crossover", action="store_true",
+                        help="only the k-d tree against pynndescent on 50 000 and 200 000 Gaussian points")
     parser.add_argument("--dims", type=int, nargs="*", default=[2, 8])
+    parser.add_argument("--compare", action="store_true",
+                        help="with --million: also the other search and pynndescent alone (Gaussian points)")
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
-    if args.million:
-        million(args.dims, args.threads)
+    if args.crossover:
+        crossover(args.threads)
+    elif args.million:
+        million(args.dims, args.threads, args.compare)
     else:
         if not args.approximate:
             main()

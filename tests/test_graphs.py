@@ -274,9 +274,12 @@ def test_without_the_ann_extra_the_approximate_search_names_the_extra_and_the_ex
     import sys
 
     monkeypatch.setitem(sys.modules, "pynndescent", None)        # as if the 'ann' extra were not installed
-    with pytest.raises(ImportError, match=r"knn_graph: the approximate neighbour search .* needs the 'ann' extra: "
-                                          r"pip install \"ssl-toolkit\[ann\]\"\. Or pass neighbor_search='sklearn'"):
+    extra = r"knn_graph: the approximate neighbour search .* needs the 'ann' extra: pip install \"ssl-toolkit\[ann\]\"\. "
+    with pytest.raises(ImportError, match=extra + r"Or pass neighbor_search='kdtree' for the exact search"):
         knn_graph(manifold_points, neighbors=10, neighbor_search="pynndescent", rng=0)
+    for points, metric in ((sp.csr_matrix(manifold_points), "euclidean"), (manifold_points, "cosine")):
+        with pytest.raises(ImportError, match=extra + r"Or pass neighbor_search='sklearn' for the exact search"):
+            knn_graph(points, neighbors=10, metric=metric, neighbor_search="pynndescent", rng=0)
 
 
 def test_pynndescent_graph_recovers_the_exact_neighbours(manifold_points):
@@ -317,13 +320,24 @@ def test_pynndescent_handles_duplicates_without_self_loops():
 
 
 def test_auto_search_chooses_by_size_dimension_and_sparsity():
-    from toolkit.graphs import APPROXIMATE_MIN_SAMPLES, KNN_TREE_MAX_FEATURES, choose_neighbor_search
-    big = APPROXIMATE_MIN_SAMPLES
-    assert choose_neighbor_search(np.empty((big, KNN_TREE_MAX_FEATURES + 1))) == "pynndescent"
-    assert choose_neighbor_search(np.empty((big, KNN_TREE_MAX_FEATURES))) == "kdtree"        # trees
-    assert choose_neighbor_search(np.empty((10, 2)), "manhattan") == "kdtree"
-    assert choose_neighbor_search(np.empty((10, 2)), "cosine") == "sklearn"                 # no tree for angles
-    assert choose_neighbor_search(np.empty((big - 1, 300))) == "sklearn"                       # small
+    from toolkit.graphs import (APPROXIMATE_MIN_SAMPLES, KNN_TREE_LARGE_SAMPLES, KNN_TREE_MAX_FEATURES,
+                                KNN_TREE_MAX_FEATURES_LARGE, choose_neighbor_search)
+    big, large = APPROXIMATE_MIN_SAMPLES, KNN_TREE_LARGE_SAMPLES
+    assert KNN_TREE_MAX_FEATURES_LARGE < KNN_TREE_MAX_FEATURES and big < large
+    # np.broadcast_to: the shape is all the rule reads, without allocating the points
+    def points(n, d):
+        return np.broadcast_to(np.float64(0), (n, d))
+    assert choose_neighbor_search(points(big, KNN_TREE_MAX_FEATURES + 1)) == "pynndescent"
+    assert choose_neighbor_search(points(big, KNN_TREE_MAX_FEATURES)) == "kdtree"        # trees
+    assert choose_neighbor_search(points(large - 1, KNN_TREE_MAX_FEATURES)) == "kdtree"
+    # from KNN_TREE_LARGE_SAMPLES points an exact search costs too much beyond a few features
+    assert choose_neighbor_search(points(large, KNN_TREE_MAX_FEATURES_LARGE + 1)) == "pynndescent"
+    assert choose_neighbor_search(points(large, KNN_TREE_MAX_FEATURES_LARGE)) == "kdtree"
+    assert choose_neighbor_search(points(large, 2), "manhattan") == "kdtree"
+    assert choose_neighbor_search(points(10, 2), "manhattan") == "kdtree"
+    assert choose_neighbor_search(points(10, 2), "cosine") == "sklearn"                 # no tree for angles
+    assert choose_neighbor_search(points(big, 2), "cosine") == "pynndescent"            # nor brute force at scale
+    assert choose_neighbor_search(points(big - 1, 300)) == "sklearn"                       # small
     assert choose_neighbor_search(sp.csr_matrix((big, 3))) == "pynndescent"
     assert choose_neighbor_search(sp.csr_matrix((10, 3))) == "sklearn"
 

@@ -53,6 +53,15 @@ KNN_TREE_MAX_FEATURES = 16
 #: SSL-book set 8, n = 83 679, 315 sparse binary features, 10 neighbours): scikit-learn's brute force
 #: about 185 s, pynndescent 7 s after compilation with 94 % recall (20 neighbours: 99.9 %).
 APPROXIMATE_MIN_SAMPLES = 50_000
+#: ``neighbor_search="auto"``: from this many points, the k-d tree is kept only for dense points of at
+#: most :data:`KNN_TREE_MAX_FEATURES_LARGE` features; more are searched approximately by pynndescent.
+#: An exact search's work grows steeply with n and d together. Measured (benchmarks/bench_neighbors.py
+#: ``--crossover``, 2026-11-27, Gaussian points, 20 neighbours, 2 cores; pynndescent after its
+#: compilation, which costs 19-23 s once per process; its recall 100 % on 1000 queries everywhere here):
+#: n = 50 000, d = 10 / 12 / 16: tree 3.6 / 6.7 / 13.5 s, pynndescent 3.1 / 3.1 / 2.8 s;
+#: n = 200 000, d = 8 / 10 / 12: tree 9.4 / 31.0 / 106 s, pynndescent 13.6 / 15.6 / 16.5 s.
+KNN_TREE_LARGE_SAMPLES = 200_000
+KNN_TREE_MAX_FEATURES_LARGE = 10
 #: pynndescent builds a graph of ``APPROXIMATE_OVERSEARCH × k`` neighbours (at least
 #: :data:`APPROXIMATE_MIN_CANDIDATES`) and keeps the ``k`` nearest: its recall on ``k`` alone is poor when
 #: distances tie (set 8, k = 10: 36 % recall with 10 candidates, 94 % with 30).
@@ -90,14 +99,15 @@ def choose_neighbor_search(X, metric="euclidean"):
     """The search ``neighbor_search="auto"`` takes for the points ``X`` (dense array or sparse matrix).
 
     ``"kdtree"`` (exact, SciPy's k-d tree) for dense points of at most :data:`KNN_TREE_MAX_FEATURES`
-    features under a metric it measures (:data:`KDTREE_METRICS`); otherwise scikit-learn (exact) for
-    sets smaller than :data:`APPROXIMATE_MIN_SAMPLES` and for dense points of few features, and
-    pynndescent (approximate) for larger sets of sparse or higher-dimensional points.
+    features (:data:`KNN_TREE_MAX_FEATURES_LARGE` from :data:`KNN_TREE_LARGE_SAMPLES` points) under a
+    metric it measures (:data:`KDTREE_METRICS`); otherwise pynndescent (approximate) from
+    :data:`APPROXIMATE_MIN_SAMPLES` points, and scikit-learn (exact) for smaller sets.
     """
     n, d = X.shape
-    if not sp.issparse(X) and d <= KNN_TREE_MAX_FEATURES and metric in KDTREE_METRICS:
+    tree_features = KNN_TREE_MAX_FEATURES_LARGE if n >= KNN_TREE_LARGE_SAMPLES else KNN_TREE_MAX_FEATURES
+    if not sp.issparse(X) and d <= tree_features and metric in KDTREE_METRICS:
         return "kdtree"
-    if (sp.issparse(X) or d > KNN_TREE_MAX_FEATURES) and n >= APPROXIMATE_MIN_SAMPLES:
+    if n >= APPROXIMATE_MIN_SAMPLES:
         return "pynndescent"
     return "sklearn"
 
@@ -154,9 +164,10 @@ def _nn_descent_candidates(X, neighbors, metric, rng, func):
     try:
         from pynndescent import NNDescent
     except ImportError as exc:
+        exact = "'kdtree'" if not sp.issparse(X) and metric in KDTREE_METRICS else "'sklearn'"
         raise ImportError(f"{func}: the approximate neighbour search (neighbor_search='pynndescent', which "
                           f"'auto' takes for {X.shape[0]} points of {X.shape[1]} features) needs the 'ann' extra: "
-                          f"{ANN_INSTALL}. Or pass neighbor_search='sklearn' for the exact search "
+                          f"{ANN_INSTALL}. Or pass neighbor_search={exact} for the exact search "
                           f"(slower on large sets). ({exc})") from exc
     n = X.shape[0]
     seed = None if rng is None else int(check_rng(rng)[0].integers(2**31 - 1))
@@ -673,9 +684,10 @@ def knn_graph(X, *, neighbors=6, weight="binary", graph_sigma=None, metric="eucl
         low-dimensional dense data, brute force otherwise: O(n² d) at worst). ``"pynndescent"``:
         approximate, NN-descent (Dong et al. 2011) on random-projection trees, about O(n^1.14 d)
         (:data:`APPROXIMATE_OVERSEARCH` × k candidates per point, the k nearest kept; distances in
-        float32). ``"auto"``: :func:`choose_neighbor_search` (pynndescent from
-        :data:`APPROXIMATE_MIN_SAMPLES` points of sparse or more than :data:`KNN_TREE_MAX_FEATURES`
-        features; ``"kdtree"`` for dense points of at most that many features).
+        float32). ``"auto"``: :func:`choose_neighbor_search` (``"kdtree"`` for dense points of at most
+        :data:`KNN_TREE_MAX_FEATURES` features, :data:`KNN_TREE_MAX_FEATURES_LARGE` from
+        :data:`KNN_TREE_LARGE_SAMPLES` points; otherwise pynndescent from
+        :data:`APPROXIMATE_MIN_SAMPLES` points, scikit-learn below).
     rng : None, int or Generator, default=None
         Seeds pynndescent's random projections (``None``: seed 0, so the graph is deterministic);
         unused by the exact search.

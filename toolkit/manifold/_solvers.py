@@ -939,8 +939,8 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma="scale", ga
         O(n² d)). ``"auto"``: the kernel for ``kernel="rbf"``, ``metric="euclidean"`` with sparse
         points or more than 16 features (measured: ``toolkit.graphs.KNN_TREE_MAX_FEATURES``);
         otherwise, and with ``n_basis`` (no n × n kernel), :func:`toolkit.graphs.choose_neighbor_search`
-        (the k-d tree for dense points of at most 16 features; pynndescent from 50 000 points of sparse
-        or more features; scikit-learn otherwise). With
+        (the k-d tree for dense points of at most 16 features, 10 from 200 000 points; otherwise
+        pynndescent from 50 000 points, scikit-learn below). With
         ``kernel="precomputed"`` the graph is always read off the kernel. The search taken is
         recorded in ``params["neighbor_search"]``.
     blas_threads : int or None, default=1
