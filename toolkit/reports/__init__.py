@@ -10,6 +10,7 @@ executed notebook. The command line is ``ssl-toolkit reproduce NAME [--quick] [-
 :func:`write_scorecard` (``ssl-toolkit scorecard``) scores every published cell of the papers against
 the committed per-split results (``reports/reproduction.csv`` and ``.md``).
 """
+from ._kernels import reproducible_arithmetic
 from ._experiments import (Configuration, Experiment, ExperimentError, list_experiments, load_experiment,
                            notebooks_dir)
 from ._record import RECORD_MIME, read_records, record, show_figure
@@ -21,7 +22,7 @@ from . import _tables as tables
 __all__ = [
     "record", "read_records", "show_figure", "RECORD_MIME",
     "Experiment", "Configuration", "ExperimentError", "load_experiment", "list_experiments", "notebooks_dir",
-    "run_experiment", "render_report", "RunSummary", "kernel_name", "tables",
+    "run_experiment", "render_report", "RunSummary", "kernel_name", "reproducible_arithmetic", "tables",
     "scorecard", "write_scorecard", "SCORECARD_COLUMNS", "cell_holds", "headline",
     "verify_experiment", "compare_splits", "sample_configurations", "Verification",
 ]

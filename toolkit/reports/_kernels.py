@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import os
+import platform
 import queue
 import signal
 import subprocess
@@ -26,13 +27,49 @@ import time
 from concurrent.futures import Future
 from pathlib import Path
 
-__all__ = ["KernelSession", "KernelPool", "kernel_spec", "KERNEL_NAME"]
+__all__ = ["KernelSession", "KernelPool", "kernel_spec", "reproducible_arithmetic", "KERNEL_NAME"]
 
 KERNEL_NAME = "ssl-toolkit-python"
 STARTUP_TIMEOUT = 120
 _THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
 # the ipykernel debugger's start-up notice about frozen modules is noise in batch runs
 _QUIET = {"PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+#: NumPy's run-time dispatch targets above AVX2 (names of NumPy 1.26 to 2.x; a name a version does not
+#: know is ignored by it): disabled so that its vectorised loops (exp, sums) take the AVX2 path everywhere.
+_NUMPY_ABOVE_AVX2 = ("AVX512F AVX512CD AVX512_KNL AVX512_KNM AVX512_SKX AVX512_CLX AVX512_CNL AVX512_ICL "
+                     "AVX512_SPR X86_V4")
+
+
+def _cpu_flags() -> set:
+    """The processor's feature flags as Linux lists them (empty elsewhere)."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def reproducible_arithmetic() -> dict:
+    """The environment that gives the kernels one floating-point code path on every x86-64 machine
+    with AVX2 and FMA: OpenBLAS's Haswell kernels (``OPENBLAS_CORETYPE``) and NumPy's AVX2 loops
+    (``NPY_DISABLE_CPU_FEATURES``), whatever wider instructions the processor has.
+
+    Why: the early-stopped iterates of the papers' PCG are not continuous in the rounding. A relative
+    perturbation of 1e-15 of the inputs (a BLAS that sums in another order) grows to 1e-6 of the
+    coefficients by iteration 50 and to 1e-2 by iteration 100 (Melacci & Belkin's G50C, LapSVM by PCG),
+    so the stopping checks, the iteration counts and the errors depend on which kernels the BLAS picked.
+    No tolerance on the decisions can absorb that; the same arithmetic can. The number of BLAS threads
+    does not change a bit (OpenBLAS splits its products by rows and columns, never along a sum), so
+    committed results are what ``ssl-toolkit reproduce`` computes on any such machine with the same
+    package versions. Elsewhere (another processor family, or no AVX2) nothing is set, and a rerun may
+    differ from the committed files in the last bits and, through the early-stopping decisions, beyond.
+    """
+    if platform.machine().lower() not in ("x86_64", "amd64") or not {"avx2", "fma"} <= _cpu_flags():
+        return {}
+    return {"OPENBLAS_CORETYPE": "Haswell", "NPY_DISABLE_CPU_FEATURES": _NUMPY_ABOVE_AVX2}
 
 
 def kernel_spec(threads: int | None = None, env: dict | None = None) -> dict:
@@ -44,8 +81,11 @@ def kernel_spec(threads: int | None = None, env: dict | None = None) -> dict:
         Cap on the BLAS / OpenMP / numba threads of the kernel (set when several kernels run at once).
     env : dict or None, default=None
         Further environment variables of the kernel (for example the data settings made absolute).
+
+    The kernel computes with :func:`reproducible_arithmetic`'s code paths.
     """
     variables = dict(_QUIET)
+    variables.update(reproducible_arithmetic())
     if threads:
         variables.update({name: str(int(threads)) for name in _THREAD_VARIABLES})
     variables.update(env or {})
