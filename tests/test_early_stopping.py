@@ -181,7 +181,8 @@ def test_early_stopping_with_a_validation_set_on_a_path():
     K = kernel_matrix(X[:50], kernel="rbf", sigma=0.5)
     Kv = kernel_matrix(X[50:], X[:50], kernel="rbf", sigma=0.5)
     by_set = EarlyStopping("validation", validation=(Kv, y[50:]))
-    by_fn = EarlyStopping(ValidationCheck(eta=1 / 70), validation_error=lambda r: float(
+    # the same rule from the error function and |V| (LapSVMp's arithmetic reads |V|: err = 1 - correct / |V|)
+    by_fn = EarlyStopping(ValidationCheck(), n_validation=70, validation_error=lambda r: float(
         np.mean(np.where(r.decision_function(Kv) >= 0, 1.0, -1.0) != y[50:])))
     a, b = svm_path(K, y[:50], callback=by_set), svm_path(K, y[:50], callback=by_fn)
     assert a.status == b.status == 1 and a.stop == b.stop

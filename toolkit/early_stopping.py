@@ -10,7 +10,13 @@ optimum is reached. They propose (§4.1):
   ``η = 1.5 %`` of the unlabelled decisions ``sign f(x)`` changed since the previous check;
 * the **validation check** (Algorithm 3): every ``θ`` iterations, stop when the error on the
   labelled validation set ``V`` did not improve by at least one example (``η = 1 / |V|``);
-* the **mixed check**: stop when both would stop.
+* the **mixed check**: stop when both would stop at the same check; otherwise both references
+  (the old decisions and the old validation error) move to the current ones, as in the authors'
+  code, LapSVMp v0.2 (``lapsvmp.m``, ``CgStopType = 3``).
+
+Every check is made at the iterations ``t`` with ``t mod θ = 0`` and nothing happens in between;
+``θ`` is rounded as LapSVMp rounds it (:func:`default_period`), and the comparisons are made in
+LapSVMp's arithmetic, so that the rules stop where the authors' code stops on the same problem.
 
 Design
 ------
@@ -72,8 +78,13 @@ STABILITY_ETA = 0.015
 
 
 def default_period(n_samples):
-    """Check period ``θ = √n / 2`` of Algorithms 2-3 (rounded, at least 1)."""
-    return max(1, int(round(math.sqrt(n_samples) / 2.0)))
+    """Check period ``θ = √n / 2`` of Algorithms 2-3, rounded as LapSVMp does (at least 1).
+
+    Melacci & Belkin (2011, §4.1) "computed the classifier decision every √n / 2 iterations";
+    LapSVMp v0.2 (``lapsvmp.m``, ``CgStopIter = round(sqrt(n)/2)``) rounds halves away from zero,
+    as MATLAB's ``round`` does (``n = 25``: θ = 3, where Python's ``round`` would give 2).
+    """
+    return max(1, int(math.floor(math.sqrt(n_samples) / 2.0 + 0.5)))
 
 
 class Progress:
@@ -177,21 +188,24 @@ def _require(progress, name, rule):
 class StabilityCheck:
     """Stability check, Melacci & Belkin (2011) Algorithm 2.
 
-    Every ``period`` iterations compute the decisions ``d`` on the unlabelled points and
-    ``τ = #{j : d_j != d_j^old} / u``; stop if ``τ < eta``, else ``d^old ← d``. ``d^old`` starts at
-    0, so the first check never stops.
+    Every ``period`` iterations compute the decisions ``d`` on the unlabelled points and the
+    fraction ``τ`` of them that differ from ``d^old``; stop if ``τ < eta``, else ``d^old ← d``.
+    ``d^old`` starts at 0, so the first check never stops.
 
     Parameters
     ----------
     eta : float, default=0.015
         Tolerated fraction of changed decisions (the paper's η = 1.5 %).
     period : int, default=None
-        Check period θ; ``None`` means ``√n / 2`` (n = labelled + unlabelled points).
+        Check period θ; ``None`` means ``√n / 2`` (n = labelled + unlabelled points), rounded as
+        :func:`default_period`.
 
     Notes
     -----
     The paper writes ``τ = ||d - d^old||₁ / u`` for ``d ∈ {-1, +1}^u``, which counts a changed
-    decision twice; we count it once, as the text ("less than 1.5 % of decisions changed") says.
+    decision twice; we count it once, as the text ("less than 1.5 % of decisions changed") and
+    LapSVMp v0.2 do, and in LapSVMp's arithmetic, ``τ = 1 - #{j : d_j = d_j^old} / u``
+    (``lapsvmp.m``, ``CgStopType = 1``).
     """
     eta: float = STABILITY_ETA
     period: int | None = None
@@ -204,13 +218,20 @@ class StabilityCheck:
     def monitor(self, n_samples):
         return Monitor(self, self.period or default_period(n_samples))
 
-    def _evaluate(self, mon, progress):
+    def _measure(self, mon, progress):
+        """``(Check, new state)`` of this check, without updating the monitor."""
         d = np.asarray(_require(progress, "decisions", self.name))
-        tau = 1.0 if mon.state is None else float(np.mean(d != mon.state)) if d.size else 0.0
-        stop = tau < self.eta
-        if not stop:
-            mon.state = d.copy()
-        return Check(self.name, progress.iteration, stop, tau, self.eta)
+        if mon.state is None:
+            tau = 1.0
+        else:
+            tau = 1.0 - np.count_nonzero(d == mon.state) / d.size if d.size else 0.0
+        return Check(self.name, progress.iteration, bool(tau < self.eta), float(tau), self.eta), d.copy()
+
+    def _evaluate(self, mon, progress):
+        chk, d = self._measure(mon, progress)
+        if not chk.stop:
+            mon.state = d
+        return chk
 
 
 @dataclass(frozen=True)
@@ -226,15 +247,33 @@ class ValidationCheck:
         Required improvement of the validation error rate per check; ``None`` means one example,
         ``1 / |V|`` (the paper's choice), taken from ``n_validation`` passed to :meth:`monitor`.
     period : int, default=None
-        Check period θ; ``None`` means ``√n / 2``.
+        Check period θ; ``None`` means ``√n / 2``, rounded as :func:`default_period`.
+    exact : bool, default=False
+        How the comparison is rounded. ``False``: in LapSVMp v0.2's floating-point arithmetic, so
+        that the rule stops where the authors' code stops: with ``|V|`` known, the error is
+        ``err = 1 - (correct on V) / |V|`` and the rule stops when ``err > err_old - eta``, with no
+        slack (``lapsvmp.m``, ``CgStopType = 2``). ``True``: an improvement of exactly ``eta`` always
+        counts as an improvement (a relative slack of 1e-12 absorbs the round-off).
+
+    Notes
+    -----
+    The paper "required the classifier to improve err(V) by one correctly classified example at
+    every check" (§4.1). In LapSVMp's arithmetic an improvement of exactly one example sometimes
+    rounds below ``eta`` and stops the rule: with ``|V| = 50``, from 46 to 47 correct examples
+    ``1 - 47/50 = 0.06000000000000005 > (1 - 46/50) - 1/50 = 0.05999999999999994`` (likewise from
+    3, 8, 17, 20, 28, 34 and 40 correct). ``exact=False`` reproduces those stops, and with them the
+    iteration counts of LapSVMp on the same problem.
     """
     eta: float | None = None
     period: int | None = None
+    exact: bool = False
     name: str = field(default="validation", init=False)
 
     def __post_init__(self):
         check_scalar(self.eta, "eta", "ValidationCheck", low=0.0, high=1.0, allow_none=True)
         check_scalar(self.period, "period", "ValidationCheck", kind=numbers.Integral, low=1, allow_none=True)
+        if not isinstance(self.exact, (bool, np.bool_)):
+            raise TypeError(f"The 'exact' parameter of ValidationCheck must be a bool. Got {self.exact!r} instead.")
 
     def monitor(self, n_samples, n_validation=None):
         mon = Monitor(self, self.period or default_period(n_samples))
@@ -244,25 +283,56 @@ class ValidationCheck:
             mon.eta = 1.0 / n_validation
         else:
             raise ValueError("ValidationCheck needs eta or the validation set size (n_validation).")
+        mon.n_validation = n_validation or None
         mon.state = 1.0
         return mon
 
-    def _evaluate(self, mon, progress):
+    def _measure(self, mon, progress):
+        """``(Check, new state)`` of this check, without updating the monitor."""
         err = float(_require(progress, "validation_error", self.name))
         limit = mon.state - mon.eta
-        # a small slack so that an improvement of exactly one example counts despite round-off
-        stop = err > limit + 1e-12
-        if not stop:
+        if self.exact:
+            # an improvement of exactly eta counts despite round-off
+            stop = err > limit + 1e-12 * max(1.0, abs(limit))
+        else:
+            v = mon.n_validation
+            if v:                                   # LapSVMp: valerr = 1 - nnz(sign(f_V) == y_V) / v
+                err = 1.0 - round((1.0 - err) * v) / v
+            stop = err > limit
+        return Check(self.name, progress.iteration, bool(stop), err, limit), err
+
+    def _evaluate(self, mon, progress):
+        chk, err = self._measure(mon, progress)
+        if not chk.stop:
             mon.state = err
-        return Check(self.name, progress.iteration, stop, err, limit)
+        return chk
 
 
 @dataclass(frozen=True)
 class MixedCheck:
-    """Mixed check (Melacci & Belkin 2011, §4.1): stop when both the stability and the
-    validation checks would stop at the same check iteration.
+    """Mixed check, Melacci & Belkin (2011) §4.1 (Algorithms 2 and 3 merged).
 
-    Both sub-rules keep updating their own state at every check.
+    At every check (every ``θ`` iterations, the period of :class:`StabilityCheck`) both
+    conditions are evaluated on the same iterate: stop when both hold, the decisions changed on
+    fewer than ``η_s`` of the unlabelled points (Algorithm 2) *and* the validation error did not
+    improve by ``η_v`` (Algorithm 3); otherwise update **both** references, ``d^old ← d`` and
+    ``err_old(V) ← err(V)``, whichever condition held. This is LapSVMp v0.2's
+    ``CgStopType = 3`` (``lapsvmp.m``); the paper states only that the validation check "can be
+    eventually merged" with the stability check.
+
+    Parameters
+    ----------
+    stability : StabilityCheck, default=StabilityCheck()
+    validation : ValidationCheck, default=ValidationCheck()
+        The two conditions and their constants. With different periods the rule checks at their
+        common multiples only.
+
+    Notes
+    -----
+    Updating a reference only when its own condition fails (running the two checks side by side)
+    is a different rule: a stable decision at one check is then compared at the next check with an
+    older ``d^old``, and a worse validation error does not become the new reference, so it stops
+    later than LapSVMp.
     """
     stability: StabilityCheck = field(default_factory=StabilityCheck)
     validation: ValidationCheck = field(default_factory=ValidationCheck)
@@ -273,15 +343,16 @@ class MixedCheck:
         v = self.validation.monitor(n_samples, n_validation)
         mon = Monitor(self, s.period)
         mon.state = (s, v)
-        mon.due = lambda t: s.due(t) or v.due(t)
+        mon.due = lambda t: s.due(t) and v.due(t)
         return mon
 
     def _evaluate(self, mon, progress):
         s, v = mon.state
-        cs, cv = s.check(progress), v.check(progress)
-        if cs is None or cv is None:
-            return None
+        cs, d = s.rule._measure(s, progress)
+        cv, err = v.rule._measure(v, progress)
         stop = cs.stop and cv.stop
+        if not stop:                               # lapsvmp.m: both references move at every check
+            s.state, v.state = d, err
         return Check(self.name, progress.iteration, stop, cs.value, cs.threshold)
 
 
