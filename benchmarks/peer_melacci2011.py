@@ -7,13 +7,16 @@
 
 The first command writes, for every task of the experiment whose primal methods LapSVMp runs and for
 each of its 12 splits, ``<task>__<split>.mat``: the training points L then U (V and T held out, as the
-experiment trains), their labels (0 on U), V, T, the true labels of U, and one row per method with
+experiment trains), their labels (0 on U), V, T, the true labels of U, the task's name (its UTF-8 bytes:
+Octave would cut a non-ASCII name such as "· L = D - W" short), and one row per method with
 LapSVMp's options for it (Newton or PCG, hinge or squared loss, the stopping check, γ_A, γ_I, σ, the
 neighbours and the Laplacian's power, as ``notebooks/experiments/melacci2011.toml`` declares them;
-no bias, heat weights of LapSVMp's default width, the normalised Laplacian, or ``D - W`` for the
-"(D - W)" variants). The driver runs LapSVMp (``lapsvmp_v02``, see ``benchmarks/peers/README.md``
-for its provenance) on each and appends the errors on T, U and V (in %) and the iteration counts to
-the csv, in the layout of ``reports/*/splits.csv`` (experiment ``lapsvmp``); multi-class tasks are
+no bias; heat weights of LapSVMp's default width, or of the declared ``graph_sigma``, or binary weights;
+the normalised Laplacian, or ``D - W`` for the "L = D - W" tasks, ``normalized = false``). One file
+per task and split, named by ``slug``, so the input-sensitivity tasks never overwrite their headline
+task's files. The driver runs LapSVMp (``lapsvmp_v02``, see ``benchmarks/peers/README.md``
+for its provenance) on each and writes the errors on T, U and V (in %) and the iteration counts to
+a fresh csv, in the layout of ``reports/*/splits.csv`` (experiment ``lapsvmp``); multi-class tasks are
 fitted one against all, as the paper does, and scored by the largest decision value.
 
 ``--compare`` prints, per task and method, the mean over the splits of ours (the committed
@@ -32,10 +35,16 @@ import numpy as np
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PEER_CSV = ROOT / "notebooks" / "experiments" / "peers" / "lapsvmp_melacci2011_splits.csv"
 STOPS = {None: 0, "stability": 1, "validation": 2, "mixed": 3}
+WEIGHTS = {"heat": 1, "binary": 2}                 # LapSVMp's GraphWeights; graph_sigma 0: its default width
 
 
 def slug(task):
-    return re.sub(r"[^A-Za-z0-9]+", "_", task.split(" [")[0]).strip("_")
+    """The file stem of a task: its name without the split sizes, and its setting when it is an input
+    variant, so that ``COIL20 [40/1000/40/360] · L = D - W`` and ``COIL20 [40/1000/40/360]`` never share a
+    file (``COIL20_L_D_W`` against ``COIL20``)."""
+    name, _, rest = task.partition(" [")
+    setting = rest.partition("]")[2]
+    return re.sub(r"[^A-Za-z0-9]+", "_", f"{name} {setting}").strip("_")
 
 
 def peer_methods(experiment):
@@ -52,7 +61,8 @@ def peer_methods(experiment):
         opts = {"hinge": float(p["method"] == "lapsvm"), "cg": float(solver == "pcg"),
                 "stop": float(STOPS[f.get("stop")]), "gamma_A": float(f["gamma_A"]), "gamma_I": float(f["gamma_I"]),
                 "sigma": float(f["sigma"]), "nn": float(f["neighbors"]), "degree": float(f.get("degree", 1)),
-                "normalize": float(f.get("normalized", True)), "line_search": float(f.get("line_search", True))}
+                "normalize": float(f.get("normalized", True)), "line_search": float(f.get("line_search", True)),
+                "weight": float(WEIGHTS[f.get("weight", "heat")]), "graph_sigma": float(f.get("graph_sigma") or 0.0)}
         out.setdefault(c.task, []).append((c.method, opts, p))
     return out
 
@@ -80,14 +90,17 @@ def export(directory):
         splits = list(cv_splits(ds, folds=p["folds"], repeats=p["repeats"], l=p["l"], v=p["v"], rng=p["seed"]))
         splits = splits[:p["n_splits"]]
         table = np.array([[o[k] for k in ("hinge", "cg", "stop", "gamma_A", "gamma_I", "sigma", "nn", "degree",
-                                          "normalize", "line_search")] for _, o, _ in methods])
+                                          "normalize", "line_search", "weight", "graph_sigma")] for _, o, _ in methods])
         labels = np.array([m for m, _, _ in methods], dtype=object)
+        if not all(m.isascii() for m in labels):
+            raise ValueError(f"{task}: the driver reads method labels as ASCII")
         for j, s in enumerate(splits):
             train = np.r_[s.labeled, s.unlabeled]
             Y = np.zeros(len(train))
             Y[:len(s.labeled)] = target[s.labeled]
             scipy.io.savemat(directory / f"{slug(task)}__{j:02d}.mat",
-                             {"task": task, "split": float(j), "X": X[train], "Y": Y[:, None],
+                             {"task": np.frombuffer(task.encode(), dtype=np.uint8)[None, :], "split": float(j),
+                              "X": X[train], "Y": Y[:, None],
                               "Yu": target[s.unlabeled][:, None], "Xv": X[s.validation],
                               "Yv": target[s.validation][:, None], "Xt": X[s.test], "Yt": target[s.test][:, None],
                               "n_classes": float(len(classes)), "methods": labels[:, None], "options": table},

@@ -5,11 +5,12 @@
 %     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 octave --no-gui --norc -q benchmarks/peers/lapsvmp_melacci_driver.m \
 %         LAPSVMP_DIR DATA_DIR OUT_CSV
 % For each <task>__<split>.mat: K = calckernel (RBF), L = laplacian (kNN by euclidean, heat weights of
-% LapSVMp's default width, normalised or not as the method says, power p), then for each method row
+% LapSVMp's default width or of the declared width, or binary weights, normalised or not as the method
+% says, power p), then for each method row
 % lapsvmp with no bias: Newton (Cg = 0; NewtonLineSearch as declared) or PCG (Cg = 1) with the
 % stability (CgStopType 1), validation (2) or mixed (3) check at LapSVMp's default constants and
 % period round(sqrt(n)/2) (set explicitly: see run_method); Hinge = 0 is LapRLSC. MaxIter = 1000. Multi-class tasks: one against all,
-% the class of the largest decision value. Appends experiment,task,method,scenario,split,metric,value
+% the class of the largest decision value. Writes OUT_CSV afresh: experiment,task,method,scenario,split,metric,value
 % rows (errors in %, iterations: for one against all the mean count over the classes' binary runs).
 
 function [err_t, err_u, err_v, iters] = run_method(o, S, K, Kv, Kt, Ls)
@@ -37,9 +38,11 @@ function [err_t, err_u, err_v, iters] = run_method(o, S, K, Kv, Kt, Ls)
     end
     data.K = K; data.L = Ls; data.Y = Yc; data.Kv = Kv; data.Yv = Yv; data.X = S.X;
     cls = lapsvmp(options, data);
-    Ft(:, c) = Kt * cls.alpha + cls.b;
-    Fv(:, c) = Kv * cls.alpha + cls.b;
-    f = K * cls.alpha + cls.b; Fu(:, c) = f(~lab);
+    % lapsvmp keeps alpha only on its nonzero entries (cls.svs): with gamma_I = 0 (svm, rlsc) U's are zero
+    alpha = zeros(n, 1); alpha(cls.svs) = cls.alpha;
+    Ft(:, c) = Kt * alpha + cls.b;
+    Fv(:, c) = Kv * alpha + cls.b;
+    f = K * alpha + cls.b; Fu(:, c) = f(~lab);
     iters = iters + cls.iters / numel(targets);
   end
   if C == 2
@@ -59,14 +62,11 @@ lapsvmp_dir = args{1}; data_dir = args{2}; out_csv = args{3};
 warning('off', 'Octave:shadowed-function');
 addpath(fullfile(lapsvmp_dir, 'classifiers'), fullfile(lapsvmp_dir, 'graph'), lapsvmp_dir);
 files = dir(fullfile(data_dir, '*.mat'));
-new_file = exist(out_csv, 'file') ~= 2;
-fid = fopen(out_csv, 'a');
-if new_file
-  fprintf(fid, 'experiment,task,method,scenario,split,metric,value\n');
-end
+fid = fopen(out_csv, 'w');   % a fresh file: rerunning the documented commands gives the csv, not a copy appended
+fprintf(fid, 'experiment,task,method,scenario,split,metric,value\n');
 for k = 1:numel(files)
   S = load(fullfile(data_dir, files(k).name));
-  task = strtrim(S.task); split = S.split;
+  task = strtrim(char(S.task(:)')); split = S.split;   % the name's UTF-8 bytes (uint8), written as they are
   methods = S.methods; O = S.options;
   graphs = struct('key', {}, 'L', {});
   t0 = tic;
@@ -77,11 +77,12 @@ for k = 1:numel(files)
   K = calckernel(kopt, S.X); Kv = calckernel(kopt, S.X, S.Xv); Kt = calckernel(kopt, S.X, S.Xt);
   for m = 1:size(O, 1)
     o = O(m, :);
-    key = sprintf('%g_%g_%g', o(7), o(8), o(9));
+    key = sprintf('%g_%g_%g_%g_%g', o(7), o(8), o(9), o(11), o(12));
     hit = find(strcmp({graphs.key}, key));
     if isempty(hit)
-      gopt = make_options('NN', round(o(7)), 'GraphDistanceFunction', 'euclidean', 'GraphWeights', 'heat', ...
-                          'GraphWeightParam', 0, 'LaplacianNormalize', o(9), 'LaplacianDegree', round(o(8)));
+      weights = {'heat', 'binary'};   % o(11); o(12): the heat width, 0 = LapSVMp's default (mean kNN distance)
+      gopt = make_options('NN', round(o(7)), 'GraphDistanceFunction', 'euclidean', 'GraphWeights', weights{o(11)}, ...
+                          'GraphWeightParam', o(12), 'LaplacianNormalize', o(9), 'LaplacianDegree', round(o(8)));
       Ls = laplacian(gopt, S.X);
       graphs(end + 1) = struct('key', key, 'L', Ls);
     else
