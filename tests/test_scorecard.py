@@ -210,11 +210,15 @@ def _sensitivity_case(settings):
 
 
 @pytest.mark.parametrize("settings,start", [
-    ([("a", 13.0, True), ("b", 12.0, True)], "data: no admissible input reaches it"),
+    ([("a", 13.0, True), ("b", 12.0, True)], "no admissible input reaches it (ours 14; closest b 12"),
     ([("a", 13.0, True), ("b", 10.5, True)], "inputs: within tolerance with b (10.5)"),
-    ([("a", 13.0, True), ("b", 10.5, False)], "data: no admissible input reaches it"),   # b is outside the text
+    ([("a", 13.0, True), ("b", 10.5, False)], "no admissible input reaches it (ours 14; closest a 13, published 10); "
+                                              "outside the text, within tolerance with b (10.5)"),
+    ([("b", 10.5, False)], "outside the text, within tolerance with b (10.5)"),
 ])
-def test_a_miss_is_a_data_cell_only_when_no_admissible_input_reaches_it(settings, start):
+def test_a_miss_stays_a_miss_whatever_input_reaches_it(settings, start):
+    """Input variants explain a miss in its note; none removes it from either share, and a setting the
+    paper's text rules out is named as such when it reaches the cell (the evidence stays)."""
     from toolkit.reports._scorecard import _data_notes, _input_sensitivity, headline
 
     published, splits, inputs = _sensitivity_case(settings)
@@ -224,21 +228,44 @@ def test_a_miss_is_a_data_cell_only_when_no_admissible_input_reaches_it(settings
     assert sensitivity["setting_mean"].tolist() == [s[1] for s in settings]
     _data_notes(card, sensitivity, {}, published)
     assert card["note"].iloc[0].startswith(start)
-    data = start.startswith("data:")
-    assert headline(card).startswith(f"0 of 1 scored cells hold (0.0 %); without the {int(data)} `data:` cells")
+    assert headline(card).startswith("0 of 1 scored cells hold (0.0 %), every scored cell counted; on the papers' "
+                                     "own data, the 0 cells computed on substitute data")
+    assert "0 of 1 (0.0 %)" in headline(card)
 
 
-def test_a_miss_on_substitute_data_is_a_data_cell_and_a_hit_stays_a_hit():
-    from toolkit.reports._scorecard import _data_notes
+def test_substitute_data_marks_every_cell_of_the_task_holds_and_misses_alike():
+    """Cells on stand-in data are left out all together or not at all: a hold on such a task carries
+    ``data:`` as a miss does, and the second share drops both."""
+    from toolkit.reports._scorecard import _data_notes, headline
 
     splits = pd.DataFrame([{"experiment": "exp", "task": t, "method": "m", "scenario": "validation", "split": 0,
-                            "metric": "test_error", "value": v} for t, v in (("T", 14.0), ("U", 10.5))])[SPLIT_COLUMNS]
-    published = pd.DataFrame([_published(task="T", method="m", mean=10.0, sd=1.0),
-                              _published(task="U", method="m", mean=10.0, sd=1.0)])
+                            "metric": "test_error", "value": v}
+                           for t, v in (("T", 14.0), ("T2", 10.5), ("U", 10.5), ("V", 14.0))])[SPLIT_COLUMNS]
+    published = pd.DataFrame([_published(task=t, method="m", mean=10.0, sd=1.0) for t in ("T", "T2", "U", "V")])
     card = scorecard(published, splits)
-    _data_notes(card, pd.DataFrame(columns=["paper"]), {("exp", "T"): "stand-in digits", ("exp", "U"): "stand-in"},
+    assert card["holds"].tolist() == [False, True, True, False]
+    _data_notes(card, pd.DataFrame(columns=["paper"]), {("exp", "T"): "stand-in digits", ("exp", "T2"): "stand-in"},
                 published)
-    assert card["note"].tolist() == ["data: stand-in digits", ""]
+    assert card["note"].fillna("").tolist() == ["data: stand-in digits", "data: stand-in", "", ""]
+    text = headline(card)
+    assert text.startswith("2 of 4 scored cells hold (50.0 %), every scored cell counted; on the papers' own data, "
+                           "the 2 cells computed on substitute data (`data:`, 1 of them hold) left out all together, "
+                           "1 of 2 (50.0 %).")
+
+
+def test_the_committed_scorecard_counts_substitute_data_all_in_or_all_out():
+    """reports/reproduction.csv: ``data:`` only on the tasks declared ``substitute_data`` (MNIST's test digits)
+    and on every scored cell of them; no other note removes a cell from a count."""
+    from toolkit.reports import load_experiment
+
+    card = pd.read_csv(ROOT / "reports" / "reproduction.csv")
+    substitute = {t for name in ("gieseke2011", "gieseke2012", "melacci2011", "quick")
+                  for t in load_experiment(name).substitute_data}
+    scored = card[card["holds"].notna()]
+    data = scored["note"].fillna("").str.startswith("data:")
+    assert set(scored.loc[data, "row"]) == set(scored.loc[scored["row"].isin(substitute), "row"])
+    assert data[scored["row"].isin(substitute)].all() and not data[~scored["row"].isin(substitute)].any()
+    assert scored.loc[data, "row"].str.contains("MNIST").all()
 
 
 def test_a_variant_run_elsewhere_is_read_from_its_results_file():

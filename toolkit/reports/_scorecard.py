@@ -207,7 +207,7 @@ def _counts(card):
         num = numeric[(numeric["paper"] == paper) & (numeric["table"] == table)]
         attempted = num[num["ours_mean"].notna()]
         scored = part[part["holds"].notna()]
-        data = scored["note"].fillna("").astype(str).str.startswith("data:")
+        data = _substitute(scored)
         rows.append({"paper": paper, "table": table, "cells": len(part),
                      "attempted": int(part["ours_mean"].notna().sum()),
                      "scored": len(scored), "hold": int((scored["holds"] == True).sum()),   # noqa: E712
@@ -242,18 +242,27 @@ def _markdown(frame):
     return _markdown_table(frame, digits=3, missing="")
 
 
+def _substitute(card):
+    """The cells computed on substitute data (a note that starts with ``data:``, set on every cell of
+    a ``substitute_data`` task, holds and misses alike)."""
+    return card["note"].fillna("").astype(str).str.startswith("data:")
+
+
 def headline(card):
-    """The scorecard's one-line summary: scored cells (a number of ours beside a published one, times
-    apart) that hold by :func:`cell_holds`, over all of them and without the ``data:`` cells."""
+    """The scorecard's one-line summary: the scored cells (a number of ours beside a published one,
+    times apart) that hold by :func:`cell_holds`, every one of them counted, and the same share with
+    the cells computed on substitute data left out all together, holds and misses alike. No other
+    note removes a cell from either count."""
     scored = card[card["holds"].notna()]
-    data = scored["note"].fillna("").astype(str).str.startswith("data:")
     hold = scored["holds"] == True                                          # noqa: E712
+    data = _substitute(scored)
     rest = scored[~data]
     share = float(hold.mean()) if len(scored) else float("nan")
     share_rest = float((rest["holds"] == True).mean()) if len(rest) else float("nan")   # noqa: E712
-    return (f"{int(hold.sum())} of {len(scored)} scored cells hold ({100 * share:.1f} %); without the "
-            f"{int(data.sum())} `data:` cells (computed on substitute data that no admissible input brings within "
-            f"tolerance) {int((rest['holds'] == True).sum())} of {len(rest)} ({100 * share_rest:.1f} %). "  # noqa: E712
+    return (f"{int(hold.sum())} of {len(scored)} scored cells hold ({100 * share:.1f} %), every scored cell "
+            f"counted; on the papers' own data, the {int(data.sum())} cells computed on substitute data "
+            f"(`data:`, {int((scored.loc[data, 'holds'] == True).sum())} of them hold) left out all together, "  # noqa: E712
+            f"{int((rest['holds'] == True).sum())} of {len(rest)} ({100 * share_rest:.1f} %). "  # noqa: E712
             f"{len(card)} published cells, {len(card) - len(scored)} not scored (not attempted, or training times).")
 
 
@@ -275,9 +284,12 @@ def scorecard_markdown(card, tested=None, every=None, sensitivity=None) -> str:
     misses = scored[scored["holds"] == False]                                # noqa: E712
     if len(misses):
         lines += ["## Every miss and what explains it", "",
-                  "The note says which experiment tests each miss: `data:` (every admissible input misses it too, "
-                  "or the data stand in for the paper's), `inputs:` (another admissible input reaches it), `miss "
-                  "tested by` (a variant of the method that tests a stated explanation; see below).", "",
+                  "The note says which experiment tests each miss: `inputs:` (another admissible setting of an "
+                  "input the paper leaves open reaches it), `no admissible input reaches it` (every admissible "
+                  "setting misses it too), `outside the text` (a setting the paper's text rules out reaches it), "
+                  "`miss tested by` (a variant of the method that tests a stated explanation; see below), `data:` "
+                  "(computed on data that stand in for the paper's; such a task's cells are left out of the second "
+                  "share all together, holds and misses alike). Every one of them is a miss in the headline.", "",
                   _markdown(misses[["paper", "table", "row", "method", "scenario", "column", "published_mean",
                                     "published_sd", "ours_mean", "note"]]), ""]
     lines += ["## Per paper and table", "", _markdown(counts), ""]
@@ -302,11 +314,19 @@ def scorecard_markdown(card, tested=None, every=None, sensitivity=None) -> str:
         wide = named.pivot_table(index=["table", "row", "method", "column", "published_mean", "published_sd",
                                         "ours_mean"], columns="setting", values="setting_mean",
                                  sort=False).reset_index()
+        reach = (named.assign(hit=named["holds"] == True, reach=named["setting_holds"] == True)   # noqa: E712
+                 .assign(brought=lambda f: ~f["hit"] & f["reach"], lost=lambda f: f["hit"] & ~f["reach"])
+                 .groupby("setting", sort=False)
+                 .agg(cells=("reach", "size"), hold=("reach", "sum"),
+                      **{"headline misses it brings within tolerance": ("brought", "sum"),
+                         "headline holds it loses": ("lost", "sum")}).reset_index())
         lines += ["## Input sensitivity", "",
                   "The inputs a paper leaves open, varied on every cell of the task at once (tasks declared with "
                   "`sensitivity_of`): `ours_mean` is the headline setting, argued from the paper's text before "
-                  "the fit was seen; a missed cell that no setting reaches is a `data:` cell.", "",
-                  _markdown(wide), ""]
+                  "the fit was seen. A setting the text rules out is run and reported all the same, marked "
+                  "`(outside the text)`. No setting changes the headline: what each one reaches is listed here "
+                  "and in the notes of the misses.", "",
+                  _markdown(reach), "", _markdown(wide), ""]
     if tested is not None and len(tested):
         cell = ["paper", "table", "row", "method", "scenario", "column"]    # a cell may have several variants
         n_tested = len(tested.drop_duplicates(cell))
@@ -638,34 +658,45 @@ def _input_sensitivity(card, inputs, splits):
 
 
 def _data_notes(card, sensitivity, substitutes, published):
-    """Mark a missed cell ``data:`` (left out of the share without substitute data) where the data
-    are the explanation: on a task whose every admissible input (``sensitivity_of``) misses it too,
-    or on a task computed on stand-in data (``substitute_data``); a miss that another admissible
-    input reaches is noted ``inputs:`` and stays a miss."""
+    """Say what explains a miss, and mark the cells computed on substitute data.
+
+    A missed cell of a task with input variants (``sensitivity_of``) is noted ``inputs:`` with the
+    admissible settings that bring it within tolerance, or ``no admissible input reaches it`` with the
+    closest one; a setting the paper's text rules out (``admissible = false``) that reaches it is named
+    as such. Either way the cell stays a miss. Every scored cell of a ``substitute_data`` task (the
+    paper's data are not available), hold or miss, is noted ``data:``, so that the headline can leave
+    those cells out all together (:func:`headline`)."""
     cell = ["paper", "table", "row", "method", "scenario", "column"]
     if len(sensitivity):
         for key, part in sensitivity.groupby(cell, sort=False):
             hit = np.logical_and.reduce([card[c] == k for c, k in zip(cell, key)])
             if not hit.any() or not card.loc[hit, "holds"].iloc[0] == False or part["setting_mean"].isna().any():  # noqa: E712
                 continue
-            part = part[part["admissible"]]                  # a setting the paper's text rules out reaches nothing
-            if not len(part):
-                continue
-            reached = part[part["setting_holds"] == True]                  # noqa: E712 (NaN-safe)
-            note = card.loc[hit, "note"].iloc[0]
+            inside, outside = part[part["admissible"]], part[~part["admissible"].astype(bool)]
+            reached = inside[inside["setting_holds"] == True]                  # noqa: E712 (NaN-safe)
             if len(reached):
                 text = "inputs: within tolerance with " + "; ".join(
                     f"{r.setting} ({r.setting_mean:.3g})" for r in reached.itertuples(index=False))
-            else:
-                best = part.iloc[int(np.argmin(np.abs(part["setting_mean"] - part["published_mean"])))]
-                text = (f"data: no admissible input reaches it (ours {part['ours_mean'].iloc[0]:.3g}; closest "
+            elif len(inside):
+                best = inside.iloc[int(np.argmin(np.abs(inside["setting_mean"] - inside["published_mean"])))]
+                text = (f"no admissible input reaches it (ours {part['ours_mean'].iloc[0]:.3g}; closest "
                         f"{best['setting']} {best['setting_mean']:.3g}, published {best['published_mean']:.3g})")
+            else:
+                text = ""
+            beyond = outside[outside["setting_holds"] == True]                 # noqa: E712
+            if len(beyond):
+                text += ("; " if text else "") + "outside the text, within tolerance with " + "; ".join(
+                    f"{r.setting} ({r.setting_mean:.3g})" for r in beyond.itertuples(index=False))
+            if not text:
+                continue
+            note = card.loc[hit, "note"].iloc[0]
             card.loc[hit, "note"] = text + (f"; {note}" if note else "")
     for (experiment, task), reason in substitutes.items():
         rows = published[(published["experiment"] == experiment) & (published["task"] == task)]
         if not len(rows):
             continue
-        hit = (card["row"] == task) & (card["holds"] == False) & card["ours_mean"].notna()   # noqa: E712
+        hit = (card["row"] == task) & card["holds"].notna()
         for i in card.index[hit]:
             note = card.at[i, "note"]
+            note = "" if note != note else str(note)
             card.at[i, "note"] = f"data: {reason}" + (f"; {note}" if note else "")
