@@ -34,6 +34,13 @@ CASES = {
                         r"the method 'svc' .*grid.C = 0.0 is refused"),
     "sigma_scale = -1": (r"sigma_scale = 0.1", "sigma_scale = -1.0",
                          r"line 50: .*fixed.sigma_scale = -1.0 is refused: .*must be a float in \(0.0, inf\)"),
+    "data_draw = 'fresh'": (r'options = \{ n = 400, noise = 0.1, rng = 0 \}',
+                            'options = { n = 400, noise = 0.1, rng = 0 }\ndata_draw = "fresh"',
+                            r"tasks\[3\].data_draw = 'fresh' is not a way to draw the data"),
+    "data_draw without rng": (r'options = \{ n = 400, noise = 0.1, rng = 0 \}',
+                              'options = { n = 400, noise = 0.1 }\ndata_draw = "per-split"',
+                              r"tasks\[3\].data_draw = 'per-split' needs the gieseke protocol and a synthetic data "
+                              r"set drawn with options.rng"),
     "restarts = 0": (r"fixed = \{ restarts = 2, eps = 0.2 \}\ntasks = \[\"Gaussian",
                      "fixed = { restarts = 0, eps = 0.2 }\ntasks = [\"Gaussian",
                      r"the method 's2rlsc' .*fixed.restarts = 0 is refused: The 'restarts' parameter of s2rlsc"),
@@ -79,3 +86,67 @@ def test_reproduce_stops_with_a_message_and_no_traceback(tmp_path, args, message
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err and re.search(message, err), err
     assert not (tmp_path / "out" / "bad" / "runs").exists()          # nothing started
+
+
+def test_a_draw_per_partition_gives_each_partition_its_own_data(tmp_path):
+    """``data_draw = "per-split"``: partition j of a synthetic task is drawn on data of its own
+    (``rng = seed + j``; partition 0 on the shared draw), and the configuration says so; the default
+    (one shared draw) leaves the configurations' keys as they were."""
+    import numpy as np
+
+    from toolkit import data
+
+    text = QUICK.replace('options = { n = 400, noise = 0.1, rng = 0 }',
+                         'options = { n = 400, noise = 0.1, rng = 0 }\ndata_draw = "per-split"', 1)
+    (tmp_path / "drawn.toml").write_text(text)
+    per = [c for c in load_experiment(tmp_path / "drawn.toml").configurations if c.task.startswith("Moons")]
+    shared = [c for c in load_experiment("quick").configurations if c.task.startswith("Moons")]
+    assert per and all(c.parameters["data_draw"] == "per-split" for c in per)
+    assert all("data_draw" not in c.parameters for c in shared)
+    a, b = data.load("moons", n=400, noise=0.1, rng=0), data.load("moons", n=400, noise=0.1, rng=1)
+    assert not np.allclose(a.X, b.X)
+
+
+@pytest.mark.slow
+def test_the_notebook_fits_each_partition_on_its_own_draw(tmp_path, mirror_dir, monkeypatch):
+    """End to end: with a draw per partition the first partition is the shared draw's and the others
+    differ from it."""
+    import pandas as pd
+
+    pytest.importorskip("papermill")
+    from toolkit.reports import run_experiment
+
+    monkeypatch.setenv("TOOLKIT_DATA_MIRROR", str(mirror_dir))
+    text = """title = "draws"
+description = "one draw or a draw per partition"
+splits = 3
+seed = 0
+n_folds = 3
+scenarios = ["test-set"]
+
+[[tasks]]
+name = "Moons [10/190/200]"
+dataset = "moons"
+options = {{ n = 400, noise = 0.1, rng = 0 }}
+l = 10
+u = 190
+t = 200
+fixed = {{ kernel = "rbf", sigma_scale = 0.1 }}
+{draw}
+
+[[methods]]
+name = "rlsc"
+grid = {{ lam = [0.01, 1.0] }}
+"""
+    values = {}
+    for name, draw in (("shared", ""), ("per", 'data_draw = "per-split"')):
+        path = tmp_path / f"{name}.toml"
+        path.write_text(text.format(draw=draw))
+        summary = run_experiment(path, output=tmp_path / "out", jobs=1, report=False, log=lambda m: None,
+                                 progress=False)
+        assert not summary.failures, summary.failures
+        frame = pd.read_csv(tmp_path / "out" / name / "splits.csv")
+        values[name] = frame[frame["metric"] == "test_error"].set_index("split")["value"].sort_index()
+    shared, per = values["shared"], values["per"]
+    assert shared.loc[0] == per.loc[0]
+    assert (shared.loc[1:] != per.loc[1:]).any()

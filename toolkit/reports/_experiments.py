@@ -45,6 +45,7 @@ TASK_KEYS = {
     "name": str, "dataset": str, "classes": list, "options": dict, "protocol": str, "l": int, "u": int,
     "t": int, "v": int, "folds": int, "repeats": int, "fixed": dict, "splits": int, "method_fixed": dict,
     "from": str, "n_train": int, "sensitivity_of": str, "setting": str, "admissible": bool, "substitute_data": str,
+    "data_draw": str,
 }
 #: a task that varies the inputs of another task of the same file (``sensitivity_of``): it is that
 #: task, every key, with its own ``fixed``, ``options`` and ``method_fixed`` merged on top
@@ -56,6 +57,10 @@ METHOD_KEYS = {"name": str, "grid": dict, "fixed": dict, "tasks": list, "scenari
 #: which training points a method sees labelled (the notebook's ``labels`` parameter, Gieseke protocol):
 #: the paper's random partitions, each class its share of l, or all of them (a supervised reference)
 LABELS = ("drawn", "per-class", "all")
+#: how a synthetic data set (one with an ``rng`` option) is drawn for the partitions of a task (the
+#: notebook's ``data_draw``): one draw, ``options.rng``, partitioned ten ways, or a draw per partition
+#: with the partition's own seed (``seed + j``), Gieseke protocol
+DATA_DRAWS = ("shared", "per-split")
 #: an experiment that tests why a method misses the paper: the same cells by a variant of it (``by``)
 EXPLANATION_KEYS = {"method": str, "by": str, "hypothesis": str, "tasks": list, "results": str}
 PUBLISHED_KEYS = {"task": str, "method": str, "scenario": str, "mean": float, "sd": float, "source": str,
@@ -154,7 +159,7 @@ class Experiment:
     #: tasks that vary another task's inputs: ``{"task", "of", "setting", "admissible"}`` (``sensitivity_of``;
     #: an inadmissible setting, one the paper's text rules out, is reported but reaches no cell)
     sensitivity: tuple = ()
-    #: task -> why its data stand in for the paper's (``substitute_data``): a miss there is a ``data:`` cell
+    #: task -> why its data stand in for the paper's (``substitute_data``): every scored cell there is a ``data:`` cell
     substitute_data: dict = field(default_factory=dict)
 
 
@@ -447,6 +452,14 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
                                   f"{', '.join(PROTOCOLS)}.")
         if protocol == "melacci-belkin" and "v" not in task:
             raise ExperimentError(f"{path}: {where} uses protocol 'melacci-belkin' and needs the key 'v'.")
+        if "data_draw" in task:
+            _one_of(path, f"{where}.data_draw = {task['data_draw']!r} is not a way to draw the data", task["data_draw"],
+                    DATA_DRAWS)
+            if task["data_draw"] != "shared" and (protocol != "gieseke" or "rng" not in task.get("options", {})):
+                raise ExperimentError(f"{path}: {where}.data_draw = {task['data_draw']!r} needs the gieseke protocol "
+                                      "and a synthetic data set drawn with options.rng (gaussian2c, gaussian4c, "
+                                      f"moons); the task has protocol {protocol!r} and options "
+                                      f"{task.get('options', {})!r}.")
         tasks.append(task)
         task_names.append(task.get("name", task["dataset"]))
     if len(set(task_names)) != len(task_names):
@@ -559,6 +572,8 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
                     parameters["labels"] = entry["labels"]
                 if "n_train" in task:  # likewise: the default (first half) leaves the keys unchanged
                     parameters["n_train"] = task["n_train"]
+                if task.get("data_draw", "shared") != "shared":   # likewise
+                    parameters["data_draw"] = task["data_draw"]
                 configurations.append(Configuration(parameters, task_name, label, scenario))
     published = _published(path, spec, task_names, labels, declared, SCENARIOS)
     explanations = []

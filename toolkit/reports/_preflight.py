@@ -47,12 +47,16 @@ def _check_data(exp, configurations):
     for c in configurations:
         p = c.parameters
         key = repr((p["dataset"], p["classes"], sorted(p["options"].items()), p["protocol"], p["l"], p["u"], p["t"],
-                    p["v"], p["folds"], p["repeats"], p.get("n_train", -1), p.get("labels", "drawn"), p["seed"]))
+                    p["v"], p["folds"], p["repeats"], p.get("n_train", -1), p.get("labels", "drawn"), p["seed"],
+                    p.get("data_draw", "shared")))
         if key in seen:
             continue
         seen.add(key)
         try:
-            ds = data.load(p["dataset"], *p["classes"], **p["options"])
+            options = dict(p["options"])
+            if p.get("data_draw", "shared") == "per-split":      # the first partition's draw, as the notebook's
+                options["rng"] = p["seed"]
+            ds = data.load(p["dataset"], *p["classes"], **options)
             if p["protocol"] == "gieseke":
                 data.split(ds, l=p["l"], u=None if p["u"] < 0 else p["u"], t=None if p["t"] < 0 else p["t"],
                            n_train=None if p.get("n_train", -1) < 0 else p["n_train"],
