@@ -592,6 +592,9 @@ def test_melacci2011_uses_the_published_parameters_without_selection():
                                   "lapsvm (PCG validation)", "lapsvm (PCG mixed)", "lapsvm_dual", "laprlsc (PCG)",
                                   "laprlsc (PCG validation)",
                                   "laprlsc (PCG mixed)",                  # LapRLSC by PCG: Table 8, PCMAC only
+                                  "laprlsc (PCG, Table 9's parameters)",  # ... the reading committed before
+                                  "laprlsc (PCG validation, Table 9's parameters)",
+                                  "laprlsc (PCG mixed, Table 9's parameters)",
                                   "lapsvm (PCG, Newton's parameters)",    # Table 12: PCG at Table 9's values
                                   "lapsvm (PCG validation, Newton's parameters)",
                                   "lapsvm (PCG mixed, Newton's parameters)"}
@@ -608,18 +611,30 @@ def test_melacci2011_uses_the_published_parameters_without_selection():
     assert by[("G50C", "rlsc")]["grid"] == by[("COIL20(B)", "svm")]["grid"]
     assert (by[("COIL20", "rlsc")]["grid"], by[("COIL20", "rlsc")]["fixed"]["gamma_A"]) == ({}, 1e-6)
     explained = {(e["method"], e["by"]) for e in exp.explanations if "results" not in e}
-    assert explained == {("svm", "svc (scikit-learn)")}
-    # COIL20's open inputs within the text (§6.3 fixes the normalised Laplacian): every COIL20 method on each
-    assert {(e["of"].split(" [")[0], e["setting"]) for e in exp.sensitivity} == {
-        (t, s) for t in ("COIL20", "COIL20(B)") for s in ("images / mean norm", "heat width σ = 0.6", "binary weights",
-                                                           "images / mean norm, heat width σ = 0.6")}
-    assert all(e["admissible"] for e in exp.sensitivity)
+    assert explained == {("svm", "svc (scikit-learn)")} | {
+        (f"laprlsc (PCG{c})", f"laprlsc (PCG{c}, Table 9's parameters)") for c in ("", " validation", " mixed")}
+    # Table 8's PCG rows at Table 10's PCG parameters (the argument is in the experiment file), Table 9's beside
+    for c in ("", " validation", " mixed"):
+        table10, table9 = by[("PCMAC", f"laprlsc (PCG{c})")], by[("PCMAC", f"laprlsc (PCG{c}, Table 9's parameters)")]
+        assert (table10["fixed"]["gamma_A"], table10["fixed"]["gamma_I"]) == (1e-4, 1.0)
+        assert (table9["fixed"]["gamma_A"], table9["fixed"]["gamma_I"]) == (1e-6, 1e-2)
+        assert {k: v for k, v in table10["fixed"].items() if not k.startswith("gamma")} == \
+            {k: v for k, v in table9["fixed"].items() if not k.startswith("gamma")}
+    # every PCG run stops only by its check, at MaxIter or on a step that does not descend, as LapSVMp's
+    assert all(p["fixed"]["tol"] == 0.0 for (t, m), p in by.items() if "PCG" in m)
+    # COIL20's open inputs (§6.3 fixes the normalised Laplacian): every COIL20 method on each, and
+    # L = D - W, which the text rules out, run all the same and reported as outside the text
+    assert {(e["of"].split(" [")[0], e["setting"], e["admissible"]) for e in exp.sensitivity} == {
+        (t, s, s != "L = D - W") for t in ("COIL20", "COIL20(B)")
+        for s in ("images / mean norm", "heat width σ = 0.6", "binary weights", "images / mean norm, heat width σ = 0.6",
+                  "L = D - W")}
     for e in exp.sensitivity:
         assert ({c.method for c in exp.configurations if c.task == e["task"]}
                 == {c.method for c in exp.configurations if c.task == e["of"]})
     # every Laplacian method LapSVMp has is also set beside LapSVMp's own run on the same splits
     peer = {e["method"] for e in exp.explanations if "results" in e}
-    assert peer == {m for _, m in by if m.startswith(("laprlsc", "lapsvm")) and m != "lapsvm_dual"}
+    assert peer == {m for _, m in by if m.startswith(("laprlsc", "lapsvm")) and m != "lapsvm_dual"
+                    and not m.endswith("Table 9's parameters)")}
     for (task, method), p in by.items():
         assert p["scenario"] == "validation" and p["protocol"] == "melacci-belkin" and p["n_splits"] == 12
         if method.startswith(("laprlsc", "lapsvm")) and method != "lapsvm_dual":  # Tables 9-10: fixed, no grid

@@ -423,7 +423,7 @@ register_method(Method(
     "lapsvm", _fit_lapsvm,
     params=("gamma_A", "gamma_I", "neighbors", "degree", "normalized", "method", "stop", "weight",
             "graph_sigma", "metric", "dtype", "line_search", "preconditioner", "n_coarse", "n_basis", "basis",
-            "intercept", "one_vs_all"),
+            "intercept", "one_vs_all", "tol"),
     shares_graph=True, validation_param="validation",
     multiclass=True,
     grid={"gamma_A": (1e-6, 1e-4, 1e-2), "gamma_I": (0.0, 1e-2, 1.0)}, baseline="svc", family="laplacian",
@@ -432,7 +432,8 @@ register_method(Method(
 register_method(Method(
     "laprlsc", _fit_laprlsc,
     params=("gamma_A", "gamma_I", "neighbors", "degree", "normalized", "method", "stop", "weight",
-            "graph_sigma", "metric", "preconditioner", "n_coarse", "n_basis", "basis", "intercept", "one_vs_all"),
+            "graph_sigma", "metric", "preconditioner", "n_coarse", "n_basis", "basis", "intercept", "one_vs_all",
+            "tol"),
     shares_graph=True,
     validation_param="validation", multiclass=True,
     grid={"gamma_A": (1e-6, 1e-4, 1e-2), "gamma_I": (0.0, 1e-2, 1.0)}, baseline="rlsc", family="laplacian",
