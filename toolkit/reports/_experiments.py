@@ -157,7 +157,8 @@ class Experiment:
     parameters: dict = field(default_factory=dict)
     explanations: tuple = ()
     #: tasks that vary another task's inputs: ``{"task", "of", "setting", "admissible"}`` (``sensitivity_of``;
-    #: an inadmissible setting, one the paper's text rules out, is reported but reaches no cell)
+    #: an inadmissible setting, one the paper's text rules out, is run and reported as outside the text;
+    #: no setting changes a count)
     sensitivity: tuple = ()
     #: task -> why its data stand in for the paper's (``substitute_data``): every scored cell there is a ``data:`` cell
     substitute_data: dict = field(default_factory=dict)
