@@ -163,7 +163,7 @@ def tsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, kern
     max_iter : int, default=100
         Maximum CCCP iterations; reaching it gives status 2 and a
         :class:`~toolkit.ConvergenceWarning`.
-    qp_max_iter : int, default=20000
+    qp_max_iter : int, default=10000
         Maximum epochs of coordinate descent per convex step; a step that stops there is recorded
         in ``fallbacks``.
     callback : callable, default=None
