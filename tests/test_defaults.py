@@ -262,13 +262,16 @@ def test_a_fit_with_no_argument_is_the_same_every_time():
     assert a.selection_.seed == b.selection_.seed == 0
 
 
-def test_cv_estimator_refuses_before_searching():
-    """No unlabelled row, or a scikit-learn test fold holding marked rows: refused before any candidate is fitted."""
+def test_cv_estimator_refuses_y_without_unlabelled_rows_and_scores_labelled_rows_only():
+    """No unlabelled row: refused before any candidate is fitted. A scikit-learn test fold holding marked
+    rows is scored on its labelled rows (the refitted model's accuracy on them)."""
     X, y, y_true = _moons(labels=6)
     with pytest.raises(ValueError, match=r"LapSVMCV.fit needs unlabelled rows.*marked unlabelled by -1"):
         LapSVMCV().fit(X, y_true)
-    labeled, unlabeled = np.flatnonzero(~np.isnan(y)), np.flatnonzero(np.isnan(y))
-    folds = [(np.r_[labeled[:6], unlabeled[20:]], np.r_[labeled[6:], unlabeled[:20]])]
-    with pytest.raises(ValueError, match=r"LapSVMCV.fit was called by scikit-learn's cross-validation with a test "
-                                         r"fold holding 20 of its 26 rows marked unlabelled"):
-        GridSearchCV(LapSVMCV(), {"refit": ["min"]}, cv=folds, error_score="raise").fit(X, y)
+    zeros, ones, unlabeled = np.flatnonzero(y == 0), np.flatnonzero(y == 1), np.flatnonzero(np.isnan(y))
+    kept = np.r_[zeros[3:], ones[3:]]                         # the labelled rows of the test fold
+    train, test = np.r_[zeros[:3], ones[:3], unlabeled[20:]], np.r_[kept, unlabeled[:20]]
+    small = {"sigma": 0.3, "gamma_I": 1.0, "neighbors": 6, "degree": 1, "n_folds": 2}
+    search = GridSearchCV(LapSVMCV(**small), {"refit": ["min"]}, cv=[(train, test)], error_score="raise").fit(X, y)
+    model = LapSVMCV(**small).fit(X[train], y[train])
+    assert search.cv_results_["split0_test_score"][0] == np.mean(model.predict(X[kept]) == y[kept])

@@ -12,9 +12,7 @@ scikit-learn
       method ``BaseEstimator._validate_data`` (same checks: ``n_features_in_``, feature names).
     * :data:`SKLEARN_TAGS` -- whether scikit-learn reads an estimator's tags through
       ``__sklearn_tags__`` (1.6). Before 1.6, ``is_classifier`` reads the class attribute
-      ``_estimator_type`` instead (``GridSearchCV.fit`` and ``cross_validate`` call
-      ``check_cv(cv, y, classifier=is_classifier(estimator))``), so the estimators' refusal of a
-      plain splitter hooks there as well (:class:`toolkit.estimators._base.SemiSupervisedClassifier`).
+      ``_estimator_type`` instead (``ClassifierMixin``'s ``"classifier"``).
 
 joblib
     * :func:`unordered_parallel` -- ``Parallel(return_as="generator_unordered")`` (joblib 1.4),
@@ -34,8 +32,7 @@ __all__ = ["SKLEARN_TAGS", "unordered_parallel", "validate_data"]
 #: ``sklearn.utils.get_tags`` (``is_classifier`` included); before, ``_estimator_type`` / ``_more_tags``.
 SKLEARN_TAGS = hasattr(BaseEstimator, "__sklearn_tags__")
 
-try:                                        # scikit-learn >= 1.6: scikit-learn's own function, unwrapped
-    # (the estimators' traps count the frames between scikit-learn's callers and their tags)
+try:                                        # scikit-learn >= 1.6: scikit-learn's own function, as it is
     from sklearn.utils.validation import validate_data
 except ImportError:                         # scikit-learn 1.4, 1.5: a method of BaseEstimator
     def validate_data(estimator, X, *, reset=True, **check_params):

@@ -461,7 +461,7 @@ def resolve_unlabeled(y, unlabeled=None):
     A marker equal to one of the classes turns that class into unlabelled rows: ``fit`` and
     ``SemiSupervisedKFold.split`` refuse the one class that is then left, naming the marker
     (:func:`check_labeled_classes`). The estimators record the marker in effect as
-    ``unlabeled_marker_`` and refuse to be scored on rows that carry it.
+    ``unlabeled_marker_`` and leave the rows that carry it out of their ``score``.
 
     Parameters
     ----------

@@ -18,28 +18,24 @@ rows outside the split's labelled ones, which works on every data set::
     model = LapSVM(sigma=9.4).fit(ds.X[rows], y[rows])
     model.score(ds.X[split.test], ds.target()[split.test])
 
-**The traps refuse loudly**, each with a ``ValueError`` that names the marker in effect:
+**Marked rows are never scored.** A marked row has no true label, so ``score(X, y)`` counts the
+labelled rows only: the rows that carry the marker in effect at fit time (``unlabeled_marker_``;
+with the default rule also any NaN / None) and are not a class are left out of the accuracy and of
+``sample_weight``; it raises only when no labelled row is left, naming the marker. scikit-learn's
+cross-validation therefore scores each test fold on its labelled rows with any splitter
+(``GridSearchCV(LapSVM(), grid, cv=KFold(5))``), and :func:`labeled_accuracy` does the same as a
+``scoring=`` for any estimator: a ``Pipeline`` ending in one of these, or scikit-learn's
+``SelfTrainingClassifier`` and ``LabelSpreading`` (marker -1). The splitter to prefer remains
+:class:`~toolkit.selection.SemiSupervisedKFold`: a plain splitter puts unlabelled rows in test
+folds, where they are out of the training fold and add nothing to the score, and ``cv=5`` means
+scikit-learn's StratifiedKFold, which refuses NaN in ``y`` ("Input y contains NaN").
 
-* ``score(X, y)`` (and so scikit-learn's default scoring) on a ``y`` with rows that carry the
-  marker in effect at fit time (``unlabeled_marker_``) and are not a class: they would be counted
-  as errors. With the default rule, NaN / None rows always; -1 rows when the fit read -1 as the
-  marker.
-* scikit-learn's cross-validation with a splitter that puts marked rows in a test fold. A plain
-  splitter (``GridSearchCV(LapSVM(), grid, cv=5)``, ``cross_validate(..., cv=KFold(5))``, ...) is
-  refused before it splits: scikit-learn reads the estimator's tags (``is_classifier``) before
-  ``check_cv`` reads ``y``, and ``__sklearn_tags__`` then finds the caller's ``y`` and ``cv`` a
-  few frames up (a StratifiedKFold would otherwise fail on NaN markers with scikit-learn's own
-  "Input y contains NaN", or deal -1 rows into test folds as a class). Folds given as ``(train,
-  test)`` pairs, and :class:`~toolkit.selection.SemiSupervisedKFold` given another marker than the
-  estimator, are checked fold by fold: ``fit`` looks a few frames up for scikit-learn's
-  ``sklearn.model_selection._validation._fit_and_score``, reads its ``y`` and ``test``, resolves
-  its own marker on that whole ``y`` and refuses a test fold holding marked rows (scikit-learn
-  turns an error raised while *scoring* into a NaN score and a warning, but a fit that fails in
-  every fold makes ``GridSearchCV`` and ``cross_validate`` raise, with the fit's message). When a
-  frame or its ``y`` / ``cv`` / ``test`` cannot be read, nothing is checked.
-* a semi-supervised estimator (every one but the supervised :class:`RLSC`) given no unlabelled
-  row: one rule and one message for all of them, which suggests RLSC for labelled rows alone
-  and, when ``y`` holds NaN or -1 that the marker does not read, the marker to pass.
+**A semi-supervised fit needs unlabelled rows.**
+
+A semi-supervised estimator (every one but the supervised :class:`RLSC`) given no unlabelled row
+raises a ``ValueError``: one rule and one message for all of them, which names the marker in
+effect and suggests RLSC for labelled rows alone and, when ``y`` holds NaN or -1 that the marker
+does not read, the marker to pass.
 
 ================  ==========================================  ===============================
 estimator         objective (function)                        unlabelled rows
@@ -80,6 +76,7 @@ from toolkit.estimators._base import SemiSupervisedClassifier
 from toolkit.estimators._classifiers import RLSC, S2RLSC, TSVM, LapRLSC, LapSVM, LapSVMPath
 from toolkit.estimators._clustering import MMC
 from toolkit.estimators._cv import LapRLSCCV, LapSVMCV, S2RLSCCV
+from toolkit.estimators._scoring import labeled_accuracy
 
 __all__ = ["LapSVMCV", "LapRLSCCV", "S2RLSCCV", "RLSC", "S2RLSC", "TSVM", "LapSVM", "LapRLSC", "LapSVMPath", "MMC",
-           "SemiSupervisedClassifier"]
+           "SemiSupervisedClassifier", "labeled_accuracy"]

@@ -9,133 +9,26 @@ scikit-learn's convention for ``decision_function``). Every number -- decision v
 found for the unlabelled rows, iteration counts -- comes from the function's result, kept whole
 as ``result_``.
 
-The traps of a marked target are refused here, with messages that name the marker: fitting
-without unlabelled rows (:attr:`SemiSupervisedClassifier._needs_unlabeled`), scoring on rows that
-carry the marker (:meth:`SemiSupervisedClassifier.score`), and scikit-learn's cross-validation
-with a splitter that puts marked rows in a test fold (:func:`_refuse_marked_test_rows`).
+A marked target is handled by construction, wherever the call comes from: ``fit`` reads the
+marked rows as the unlabelled ones, ``score`` counts the labelled rows only (a marked row has no
+true label; :func:`toolkit.estimators.labeled_accuracy` is the same computation as a scorer), so
+scikit-learn's cross-validation scores each test fold on its labelled rows with any splitter. A
+semi-supervised fit without unlabelled rows is refused with a message that names the marker
+(:attr:`SemiSupervisedClassifier._needs_unlabeled`).
 """
 from __future__ import annotations
-
-import numbers
-import sys
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
-from toolkit._compat import SKLEARN_TAGS, validate_data
+from toolkit._compat import validate_data
 from toolkit._validation import (SKLEARN_UNLABELED, _is_nan, check_labeled_classes, describe_marker, marker_mask,
                                  missing_labels, resolve_unlabeled)
+from toolkit.estimators._scoring import _accuracy_on_labeled_rows
 
 __all__ = ["SemiSupervisedClassifier"]
-
-# how far up the stack ``fit`` looks for scikit-learn's ``_fit_and_score``: GridSearchCV and
-# cross_validate call ``estimator.fit`` from it directly, a Pipeline adds two frames
-_CV_FRAMES = 8
-_CV_FUNCTION = ("_fit_and_score", "sklearn.model_selection._validation")     # (name, module)
-_SPLITTER_ADVICE = ("use toolkit.selection.SemiSupervisedKFold as 'cv', with the same 'unlabeled' as the estimator "
-                    "(it keeps every unlabelled row out of the test folds)")
-
-
-# scikit-learn's callers that choose the splitter with check_cv(cv, y, classifier=is_classifier(estimator)):
-# is_classifier reads the estimator's tags (scikit-learn >= 1.6; its _estimator_type before) before
-# check_cv reads y, so __sklearn_tags__ (or _estimator_type) can refuse a plain splitter first, with the
-# marker named (StratifiedKFold would otherwise fail on NaN markers with scikit-learn's own "Input y
-# contains NaN", or deal -1 rows into test folds as a class)
-_SPLITTER_CALLERS = {("fit", "sklearn.model_selection._search")} | {
-    (name, "sklearn.model_selection._validation")
-    for name in ("cross_validate", "cross_val_predict", "permutation_test_score", "learning_curve",
-                 "validation_curve")}
-_TAGS_FRAMES = 12       # get_tags / is_classifier, and a Pipeline's tags of its last step, in between
-
-
-def _caller_locals(callers, depth):
-    """``(function name, locals)`` of the nearest of ``callers`` ((name, module) pairs) within ``depth``
-    frames above the function that calls this one, else ``(None, None)``."""
-    try:
-        frame = sys._getframe(2)
-    except (AttributeError, ValueError):
-        return None, None
-    for _ in range(depth):
-        if frame is None:
-            break
-        if (frame.f_code.co_name, frame.f_globals.get("__name__")) in callers:
-            return frame.f_code.co_name, frame.f_locals
-        frame = frame.f_back
-    return None, None
-
-
-def _marked_rows(estimator, y, rows=None):
-    """``(marker, number of marked rows of y[rows])`` with the estimator's marker resolved on the whole
-    ``y``; ``(None, 0)`` for a ``y`` that is not a 1-d array of labels."""
-    y = np.asarray(y)
-    if y.ndim != 1:
-        return None, 0
-    marker = resolve_unlabeled(y, estimator.unlabeled)
-    mask = marker_mask(y, marker)
-    return marker, int(np.count_nonzero(mask if rows is None else mask[np.asarray(rows)]))
-
-
-def _refuse_plain_splitter(estimator):
-    """Raise when scikit-learn is about to cross-validate ``estimator`` with a splitter that ignores the marker.
-
-    Called from ``__sklearn_tags__`` (from ``_estimator_type`` with scikit-learn < 1.6, whose
-    ``is_classifier`` reads that attribute instead of the tags): when a caller in
-    :data:`_SPLITTER_CALLERS` is a few frames up, its ``y`` and its ``cv`` (``self.cv`` of a search) are read; a splitter other than
-    :class:`~toolkit.selection.SemiSupervisedKFold` (an int, None, a KFold, ...) on a ``y`` with
-    rows carrying the estimator's marker is refused. Folds given as ``(train, test)`` pairs are
-    left to :func:`_refuse_marked_test_rows`, which checks each test fold in ``fit``. Anything
-    missing or unreadable: no check.
-    """
-    caller, found = _caller_locals(_SPLITTER_CALLERS, _TAGS_FRAMES)
-    if found is None:
-        return
-    from toolkit.selection import SemiSupervisedKFold
-
-    try:
-        y = found.get("y")
-        cv = getattr(found.get("self"), "cv", None) if caller == "fit" else found.get("cv")
-        plain = cv is None or isinstance(cv, numbers.Integral) or hasattr(cv, "split")
-        if y is None or isinstance(cv, SemiSupervisedKFold) or not plain:
-            return          # folds given as (train, test) pairs: fit checks each test fold
-        marker, marked = _marked_rows(estimator, y)
-    except Exception:       # noqa: BLE001 - scikit-learn's internals changed: skip the check
-        return
-    if marked:
-        raise ValueError(
-            f"{type(estimator).__name__} is cross-validated by scikit-learn with cv={cv!r}, a splitter that does not "
-            f"know the {marked} rows marked unlabelled by {describe_marker(estimator.unlabeled, marker)}: it would "
-            f"put them in test folds and score them as a class; {_SPLITTER_ADVICE}.")
-
-
-def _refuse_marked_test_rows(estimator, name):
-    """Raise when scikit-learn's cross-validation fits ``estimator`` for a test fold holding marked rows.
-
-    scikit-learn 1.9 turns an error raised while *scoring* into a NaN score and a warning
-    (``_fit_and_score``'s ``error_score=np.nan``), but a fit that fails in every fold makes
-    ``GridSearchCV`` / ``cross_validate`` raise with the fit's message. So ``fit`` looks a few
-    frames up for ``sklearn.model_selection._validation._fit_and_score``, reads its ``y`` (the
-    whole target) and ``test`` (the fold's test rows), resolves the estimator's marker on that
-    whole ``y`` and refuses a test fold with marked rows. Anything missing or unreadable: no check.
-    """
-    _, found = _caller_locals({_CV_FUNCTION}, _CV_FRAMES)
-    if found is None:
-        return
-    try:
-        y, test = found.get("y"), found.get("test")
-        if y is None or test is None:
-            return
-        marker, marked = _marked_rows(estimator, y, test)
-        n_test = len(test)
-    except Exception:       # noqa: BLE001 - scikit-learn's internals changed: skip the check
-        return
-    if marked:
-        raise ValueError(
-            f"{name}.fit was called by scikit-learn's cross-validation with a test fold holding {marked} of its "
-            f"{n_test} rows marked unlabelled by {describe_marker(estimator.unlabeled, marker)}: they would be "
-            f"scored as labels. The splitter (e.g. cv=5, a plain KFold, or SemiSupervisedKFold with "
-            f"another marker) read them as labelled; {_SPLITTER_ADVICE}.")
 
 
 def _marker_hint(y, marker):
@@ -211,19 +104,10 @@ class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
 
     # ---- scikit-learn's interface --------------------------------------------------------------
     def __sklearn_tags__(self):
-        _refuse_plain_splitter(self)
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = self._sparse
         tags.classifier_tags.multi_class = True
         return tags
-
-    if not SKLEARN_TAGS:
-        # scikit-learn < 1.6 never calls __sklearn_tags__: its is_classifier reads _estimator_type
-        # (ClassifierMixin's class attribute "classifier"), the hook before check_cv (toolkit._compat)
-        @property
-        def _estimator_type(self):
-            _refuse_plain_splitter(self)
-            return "classifier"
 
     def fit(self, X, y):
         """Fit on labelled and unlabelled rows; the rows carrying the marker are the unlabelled ones.
@@ -245,8 +129,7 @@ class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
         ------
         ValueError
             When the labelled rows hold fewer than two classes; when a semi-supervised method
-            finds no unlabelled row; when scikit-learn's cross-validation fits it for a test fold
-            that holds marked rows (use :class:`~toolkit.selection.SemiSupervisedKFold`).
+            finds no unlabelled row.
         """
         name = type(self).__name__
         if y is None:
@@ -256,7 +139,6 @@ class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
         # y apart from X: the marker may be NaN, which scikit-learn's joint check would refuse
         y = column_or_1d(y, warn=True)
         check_consistent_length(X, y)
-        _refuse_marked_test_rows(self, name)
         marker = resolve_unlabeled(y, self.unlabeled)
         is_unlabeled = marker_mask(y, marker)
         n_unlabeled = int(is_unlabeled.sum())
@@ -317,46 +199,37 @@ class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(scores, axis=1)]
 
     def score(self, X, y, sample_weight=None):
-        """Accuracy on labelled rows; rows that carry the marker of unlabelled rows are refused.
+        """Accuracy on the labelled rows of ``y``: the rows that carry the marker are left out.
+
+        The fraction ``Σ_i w_i [predict(x_i) = y_i] / Σ_i w_i`` over the labelled rows ``i`` of
+        ``y``: every row but those that carry the marker in effect at fit time
+        (``unlabeled_marker_``; with the default ``unlabeled=None`` also any missing label, NaN or
+        None) and are not one of ``classes_``. A
+        marked row has no true label, so it is neither a hit nor an error: scikit-learn's default
+        scoring in ``GridSearchCV`` or ``cross_validate`` scores each test fold on its labelled rows,
+        whatever the splitter (:class:`~toolkit.selection.SemiSupervisedKFold` remains the one to
+        prefer: it keeps every unlabelled row in training). The same computation for any estimator
+        or Pipeline is :func:`toolkit.estimators.labeled_accuracy`.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows to score; only the labelled ones are predicted.
         y : array-like of shape (n_samples,)
-            True class labels. A row carrying the marker in effect at fit time
-            (``unlabeled_marker_``) that is not a class -- and, with the default ``unlabeled=None``,
-            any missing label (NaN or None) -- raises: it would be counted as an error.
+            True class labels, with unlabelled rows marked as at fit time.
         sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the rows; those of marked rows are left out with them.
 
         Returns
         -------
         float
-            ``mean(predict(X) == y)``.
+            The accuracy on the labelled rows, in [0, 1].
+
+        Raises
+        ------
+        ValueError
+            When every row of ``y`` carries the marker (the message names the estimator, the
+            marker and the number of rows).
         """
         check_is_fitted(self)
-        labels = np.asarray(y)
-        if labels.ndim == 1:
-            marked = marker_mask(labels, self.unlabeled_marker_)
-            if self.unlabeled is None:
-                marked |= missing_labels(labels)
-            if marked.any():
-                marked &= ~_is_a_class(labels, self.classes_)
-            if marked.any():
-                name, marker = type(self).__name__, self.unlabeled_marker_
-                how = describe_marker(self.unlabeled, marker)
-                if self.unlabeled is None and not (marker is None or _is_nan(marker)):
-                    how = f"{marker!r} (as the fit read unlabeled=None) or by a missing label (NaN or None)"
-                raise ValueError(
-                    f"{name}.score: 'y' holds {int(marked.sum())} of {labels.shape[0]} rows marked unlabelled by "
-                    f"{how}; they are not among the classes "
-                    f"{self.classes_.tolist()} and cannot be scored. Score on labelled rows only; in scikit-learn's "
-                    f"cross-validation {_SPLITTER_ADVICE}.")
-        return super().score(X, y, sample_weight=sample_weight)
-
-
-def _is_a_class(labels, classes):
-    """Which entries of ``labels`` are one of ``classes`` (False for NaN and None, and across kinds)."""
-    known = np.zeros(labels.shape, dtype=bool)
-    for c in classes:
-        known |= marker_mask(labels, c)
-    return known
+        return _accuracy_on_labeled_rows(self, X, y, sample_weight, final=self, caller=f"{type(self).__name__}.score")

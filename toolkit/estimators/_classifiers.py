@@ -34,7 +34,7 @@ _FITTED = """
         The function's result (one per class, one-vs-rest, for more than two classes).
     unlabeled_marker_ : object
         The marker in effect at fit time (``unlabeled``, or how ``unlabeled=None`` was read on
-        ``y``: NaN, None or -1); ``score`` refuses rows that carry it.
+        ``y``: NaN, None or -1); ``score`` leaves the rows that carry it out of the accuracy.
     transduction_ : ndarray of shape (n_samples,)
         The training labels: as given on the labelled rows, {found} on the unlabelled rows.
     n_iter_ : int or ndarray of shape (n_classes,)

@@ -24,7 +24,7 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, c
 
 from toolkit._compat import validate_data
 from toolkit._validation import check_labeled_classes, check_option, check_scalar, marker_mask, resolve_unlabeled
-from toolkit.estimators._base import SemiSupervisedClassifier, _marker_hint, _refuse_marked_test_rows
+from toolkit.estimators._base import SemiSupervisedClassifier, _marker_hint
 from toolkit.estimators._classifiers import S2RLSC, LapRLSC, LapSVM
 
 __all__ = ["LapSVMCV", "LapRLSCCV", "S2RLSCCV", "SIGMA_FACTORS"]
@@ -109,7 +109,6 @@ class _SelectionCV(SemiSupervisedClassifier):
         X = validate_data(self, X, accept_sparse="csr" if self._sparse else False, dtype=np.float64)
         y = column_or_1d(y, warn=True)
         check_consistent_length(X, y)
-        _refuse_marked_test_rows(self, name)            # before the search, not at the refit
         marker = resolve_unlabeled(y, self.unlabeled)
         is_unlabeled = marker_mask(y, marker)
         labeled, unlabeled = np.flatnonzero(~is_unlabeled), np.flatnonzero(is_unlabeled)
@@ -198,11 +197,6 @@ class _SelectionCV(SemiSupervisedClassifier):
         """Class labels predicted by the refitted model (``best_estimator_``)."""
         check_is_fitted(self)
         return self.best_estimator_.predict(X)
-
-    def score(self, X, y, sample_weight=None):
-        """Mean accuracy of the refitted model on ``(X, y)``; rows carrying the marker are refused."""
-        check_is_fitted(self)
-        return self.best_estimator_.score(X, y, sample_weight=sample_weight)
 
     def plot(self, param=None, ax=None):
         """The CV curve: mean error ± one standard error over the folds along ``param`` (default: the

@@ -52,8 +52,8 @@ class SemiSupervisedKFold:
         The marker of unlabelled rows, read as by the estimators of :mod:`toolkit.estimators`
         (:func:`toolkit._validation.resolve_unlabeled`): None means missing labels (NaN or
         None), or scikit-learn's ``-1`` when ``y`` holds none; any other value is the marker.
-        Give the estimator the same value: an estimator fitted by scikit-learn's
-        cross-validation refuses a test fold that holds rows it reads as unlabelled. With a
+        Give the estimator the same value: rows that only the estimator reads as unlabelled
+        would land in test folds, out of its training, and be left out of its score. With a
         -1 / +1 coding (``Dataset.y`` of the toolkit's binary tasks) put NaN on the unlabelled
         rows, as :meth:`toolkit.data.Dataset.target` does. Labelled rows of fewer than two
         classes are refused with an error that names the marker (the symptom of a class read as
