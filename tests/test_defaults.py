@@ -85,7 +85,7 @@ def test_estimator_defaults_equal_the_functions(func, estimator):
 
 
 def test_the_registry_graph_defaults_are_the_functions():
-    from toolkit._methods import GRAPH_PARAMS
+    from toolkit.graphs import GRAPH_PARAMS
 
     from toolkit.manifold._solvers import GRAPH_DEFAULTS
 

@@ -33,7 +33,7 @@ PUBLIC_SOLVERS = ["rlsc", "s2rlsc", "mmc", "lapsvm", "laprlsc", "lapsvm_dual", "
                   "laplacian_svm_path", "cv_svm_path", "cv_laplacian_svm_path", "kernel_matrix"]
 RETIRED = {"laplacian_power", "laplacian_degree", "heat_sigma", "gram", "laplacian", "K"}
 #: the solvers whose graph defaults were measured (benchmarks/bench_defaults.py): they share the registry's
-#: graph, toolkit._methods.GRAPH_PARAMS; the building blocks (toolkit.graphs) and the regularisation paths
+#: graph, toolkit.graphs.GRAPH_PARAMS; the building blocks (toolkit.graphs) and the regularisation paths
 #: keep the plain graph of toolkit.graphs.laplacian (binary weights, L^1)
 MANIFOLD_SOLVERS = ("lapsvm", "laprlsc", "lapsvm_dual")
 GRAPH_KEYS = ("neighbors", "degree", "normalized", "weight", "graph_sigma", "metric")
@@ -47,7 +47,7 @@ def test_public_solvers_use_the_one_name_of_each_quantity(name):
         assert params["kernel_degree"].default == 2 and "kernel" in params
     defaults = {k: params[k].default for k in GRAPH_KEYS if k in params}
     if name in MANIFOLD_SOLVERS:                              # one default graph: the registry's
-        from toolkit._methods import GRAPH_PARAMS
+        from toolkit.graphs import GRAPH_PARAMS
         assert GRAPH_PARAMS == dict(neighbors=10, degree=2, normalized=True, weight="heat", graph_sigma=None,
                                     metric="euclidean")
         # degree=None: 2 (the registry's) for the graph built there, a given laplacian_matrix as given

@@ -17,8 +17,9 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-__all__ = ["Method", "METHODS", "register_method", "available_methods", "get_method", "KERNEL_PARAMS",
-           "GRAPH_PARAMS"]
+from toolkit.graphs import GRAPH_PARAMS
+
+__all__ = ["Method", "METHODS", "register_method", "available_methods", "get_method", "KERNEL_PARAMS"]
 
 KERNEL_PARAMS = ("kernel", "sigma", "sigma_scale", "kernel_degree")
 
@@ -295,11 +296,6 @@ def _fit_tsvm(Xl, yl, Xu, *, kernel, rng, C=1.0, C_star_u=1.0, **params):
     C_star_u = check_scalar(C_star_u, "C_star_u", "the tsvm method (C* = C_star_u / u)", low=0.0)
     # the caching callable, not for_solver(): one kernel matrix per fold for the whole (C, C*) grid
     return tsvm(Xl, yl, Xu, kernel=kernel, C=C, C_star=C_star_u / Xu.shape[0], **params)
-
-
-#: The graph of the Laplacian methods and its defaults: those of :func:`toolkit.lapsvm`.
-GRAPH_PARAMS = {"neighbors": 10, "degree": 2, "normalized": True, "weight": "heat", "graph_sigma": None,
-                "metric": "euclidean"}
 
 
 def _laplacian_of(Xl, Xu, params, graphs):

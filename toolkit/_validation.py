@@ -205,68 +205,6 @@ def check_laplacian_matrix(L, name, func, n):
     return L
 
 
-def check_given_laplacian(laplacian_matrix, func, n, *, degree, graph_args, max_density=None):
-    """``L^degree`` of a given graph Laplacian, refusing the graph-building arguments it makes idle.
-
-    With ``laplacian_matrix`` the graph is given, so the arguments that would build one
-    (``neighbors``, ``weight``, ``normalized``, ...) have nothing to act on: any set away from its
-    default is refused, naming it, instead of being ignored and recorded. ``degree`` still acts: it
-    is the power ``p`` applied to the given matrix (``None`` or 1: the matrix as given).
-
-    Parameters
-    ----------
-    laplacian_matrix : sparse matrix, ndarray or LinearOperator of shape (n, n)
-        Checked by :func:`check_laplacian_matrix`.
-    func : str
-        The public function, for messages.
-    n : int
-        The training points.
-    degree : int or None
-    graph_args : dict
-        ``name: (value, default)`` of the graph-building arguments of ``func``.
-    max_density : float, default=None
-        As in :func:`toolkit.graphs.iterated_laplacian` for a sparse matrix raised to ``degree``.
-
-    Returns
-    -------
-    L_p : CSR matrix, ndarray or LinearOperator
-    """
-    from scipy.sparse.linalg import LinearOperator
-
-    check_graph_idle(func, graph_args)
-    L = check_laplacian_matrix(laplacian_matrix, "laplacian_matrix", func, n)
-    degree = check_scalar(degree, "degree", func, kind=numbers.Integral, low=1, allow_none=True)
-    if degree is None or degree == 1:
-        return L
-    if isinstance(L, LinearOperator):
-        return L ** int(degree)
-    from toolkit.graphs import iterated_laplacian
-
-    return iterated_laplacian(L, degree=int(degree), max_density=max_density)
-
-
-def check_graph_idle(func, graph_args):
-    """Refuse graph-building arguments set away from their defaults next to a given ``laplacian_matrix``.
-
-    ``graph_args``: ``name: (value, default)``. The message names each and says what to do.
-    """
-    idle = {name: value for name, (value, default) in graph_args.items()
-            if not (value is default or (value is not None and default is not None and _same(value, default)))}
-    if idle:
-        listed = ", ".join(f"{name}={value!r}" for name, value in idle.items())
-        raise ValueError(f"{func}: {listed} cannot act when 'laplacian_matrix' is given (the graph is given, so "
-                         f"the argument{'s' if len(idle) > 1 else ''} that would build one would be ignored). "
-                         "Leave them at their defaults, or build the graph with them "
-                         "(toolkit.graphs.laplacian(X, ...)) and pass that.")
-
-
-def _same(value, default):
-    try:
-        return bool(value == default)
-    except (TypeError, ValueError):       # an array or an object without a plain ==: not the default
-        return False
-
-
 def check_kernel_matrix(K, name, func, *, psd=True, symmetrize=False, label=None):
     """Return ``K`` as a finite, square, symmetric, positive semi-definite float64 array.
 

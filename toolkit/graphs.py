@@ -32,11 +32,16 @@ from scipy.sparse.linalg import LinearOperator
 from sklearn.neighbors import NearestNeighbors
 
 from toolkit._numba_cache import njit
-from toolkit._validation import check_matrix, check_option, check_rng, check_row_norms, check_scalar
+from toolkit._validation import (check_laplacian_matrix, check_matrix, check_option, check_rng, check_row_norms,
+                                 check_scalar)
 
 __all__ = ["knn_graph", "knn_graph_from_kernel", "epsilon_graph", "graph_laplacian", "laplacian",
            "iterated_laplacian", "laplacian_operator", "POWER_MAX_DENSITY", "WEIGHTS", "METRICS",
            "NEIGHBOR_SEARCHES", "choose_neighbor_search", "KNN_TIE_RTOL"]
+
+#: The graph of the Laplacian methods and its defaults: those of :func:`toolkit.lapsvm`.
+GRAPH_PARAMS = {"neighbors": 10, "degree": 2, "normalized": True, "weight": "heat", "graph_sigma": None,
+                "metric": "euclidean"}
 
 WEIGHTS = ("binary", "heat", "distance")
 METRICS = ("euclidean", "cosine", "manhattan", "sqeuclidean")
@@ -1243,3 +1248,62 @@ def laplacian_operator(L, *, degree=1):
 
     return LinearOperator(L.shape, matvec=matmat, rmatvec=matmat, matmat=matmat, rmatmat=matmat,
                           dtype=np.float64)
+
+
+# ---- a Laplacian given instead of built -------------------------------------------------------
+def check_given_laplacian(laplacian_matrix, func, n, *, degree, graph_args, max_density=None):
+    """``L^degree`` of a given graph Laplacian, refusing the graph-building arguments it makes idle.
+
+    With ``laplacian_matrix`` the graph is given, so the arguments that would build one
+    (``neighbors``, ``weight``, ``normalized``, ...) have nothing to act on: any set away from its
+    default is refused, naming it, instead of being ignored and recorded. ``degree`` still acts: it
+    is the power ``p`` applied to the given matrix (``None`` or 1: the matrix as given).
+
+    Parameters
+    ----------
+    laplacian_matrix : sparse matrix, ndarray or LinearOperator of shape (n, n)
+        Checked by :func:`toolkit._validation.check_laplacian_matrix`.
+    func : str
+        The public function, for messages.
+    n : int
+        The training points.
+    degree : int or None
+    graph_args : dict
+        ``name: (value, default)`` of the graph-building arguments of ``func``.
+    max_density : float, default=None
+        As in :func:`iterated_laplacian` for a sparse matrix raised to ``degree``.
+
+    Returns
+    -------
+    L_p : CSR matrix, ndarray or LinearOperator
+    """
+    check_graph_idle(func, graph_args)
+    L = check_laplacian_matrix(laplacian_matrix, "laplacian_matrix", func, n)
+    degree = check_scalar(degree, "degree", func, kind=numbers.Integral, low=1, allow_none=True)
+    if degree is None or degree == 1:
+        return L
+    if isinstance(L, LinearOperator):
+        return L ** int(degree)
+    return iterated_laplacian(L, degree=int(degree), max_density=max_density)
+
+
+def check_graph_idle(func, graph_args):
+    """Refuse graph-building arguments set away from their defaults next to a given ``laplacian_matrix``.
+
+    ``graph_args``: ``name: (value, default)``. The message names each and says what to do.
+    """
+    idle = {name: value for name, (value, default) in graph_args.items()
+            if not (value is default or (value is not None and default is not None and _same(value, default)))}
+    if idle:
+        listed = ", ".join(f"{name}={value!r}" for name, value in idle.items())
+        raise ValueError(f"{func}: {listed} cannot act when 'laplacian_matrix' is given (the graph is given, so "
+                         f"the argument{'s' if len(idle) > 1 else ''} that would build one would be ignored). "
+                         "Leave them at their defaults, or build the graph with them "
+                         "(toolkit.graphs.laplacian(X, ...)) and pass that.")
+
+
+def _same(value, default):
+    try:
+        return bool(value == default)
+    except (TypeError, ValueError):       # an array or an object without a plain ==: not the default
+        return False

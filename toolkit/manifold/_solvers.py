@@ -33,14 +33,12 @@ from toolkit.manifold import _lowrank as lowrank
 from toolkit._contract import (BREAKDOWN, CALLBACK, CONVERGED, EARLY_STOP, MAX_ITER, ConvergenceWarning,
                                DegenerateFitWarning, ReadOnlyDict, is_converged, status_message,
                                warn_not_converged)
-from toolkit._methods import GRAPH_PARAMS
 from toolkit._validation import (check_consistent_rows, check_features, check_kernel_matrix, check_labels,
-                                 check_given_laplacian, check_matrix, check_option, check_rng, check_scalar,
-                                 label_classes)
+                                 check_matrix, check_option, check_rng, check_scalar, label_classes)
 from toolkit.early_stopping import StopEvent, make_rule, start_monitor, ValidationCheck, MixedCheck
-from toolkit.graphs import (KNN_TREE_MAX_FEATURES, NEIGHBOR_SEARCHES, METRICS, POWER_MAX_DENSITY, WEIGHTS,
-                            choose_neighbor_search, graph_laplacian, iterated_laplacian, knn_graph,
-                            knn_graph_from_kernel)
+from toolkit.graphs import (GRAPH_PARAMS, KNN_TREE_MAX_FEATURES, NEIGHBOR_SEARCHES, METRICS, POWER_MAX_DENSITY, WEIGHTS,
+                            check_given_laplacian, choose_neighbor_search, graph_laplacian, iterated_laplacian,
+                            knn_graph, knn_graph_from_kernel)
 from toolkit.kernels import (KERNELS, _blas_threads, check_dtype, cross_kernel, kernel_matrix, scale_width,
                              stacked_training_kernel, thread_pools)
 
@@ -372,7 +370,7 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
 
 
 #: The graph of the Laplacian solvers when they build it (``degree=None``: 2): the registry's
-#: :data:`toolkit._methods.GRAPH_PARAMS`, plus the neighbour search.
+#: :data:`toolkit.graphs.GRAPH_PARAMS`, plus the neighbour search.
 GRAPH_DEFAULTS = {**GRAPH_PARAMS, "neighbor_search": "auto"}
 
 #: ``sigma="scale"``: the RBF width read off the training rows by :func:`toolkit.kernels.scale_width`.

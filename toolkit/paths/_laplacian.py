@@ -32,8 +32,9 @@ import scipy.sparse as sp
 
 from toolkit.manifold._core import effective_kernel as _lapsvm_dual_kernel
 from toolkit.paths._svm import SvmPath, _labels_of, _svm_path
-from toolkit._validation import (check_features, check_kernel_matrix, check_given_laplacian, check_matrix,
-                                 check_option, check_scalar, encode_binary_labels)
+from toolkit._validation import (check_features, check_kernel_matrix, check_matrix, check_option, check_scalar,
+                                 encode_binary_labels)
+from toolkit.graphs import check_given_laplacian
 
 __all__ = ["LaplacianSvmPath", "laplacian_svm_path", "effective_kernel", "low_rank_effective_kernel"]
 

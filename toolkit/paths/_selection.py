@@ -314,7 +314,7 @@ laplacian_matrix, gamma_ratio :
     _, y = encode_binary_labels(y_labeled, "y_labeled", func)   # named here; the folds use the coding
     common = dict(kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0, gamma_ratio=gamma_ratio)
     if laplacian_matrix is not None:
-        from toolkit._validation import check_graph_idle
+        from toolkit.graphs import check_graph_idle
         from toolkit.paths._laplacian import graph_arguments
 
         check_graph_idle(func, graph_arguments(neighbors=neighbors, weight=weight, graph_sigma=graph_sigma,

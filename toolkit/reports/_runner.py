@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._experiments import Configuration, Experiment, load_experiment, notebooks_dir
+from ._io import _atomic_write_csv, _atomic_write_text, _markdown_table
 from ._kernels import KERNEL_NAME, KernelPool, KernelSession, kernel_spec
 from ._record import RECORD_MIME, read_records
 from ._scorecard import split_timings, split_values, write_scorecard
@@ -49,19 +50,6 @@ __all__ = ["run_experiment", "render_report", "RunSummary", "kernel_name", "publ
 PUBLISHED_COLUMNS = ["task", "method", "scenario", "metric", "mean", "sd", "source"]
 #: recorded tables with at most this many rows are shown in ``summary.md`` (all are written as CSV)
 SUMMARY_ROWS = 60
-
-
-def _atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically, with the user's umask (the data cache's one writer)."""
-    from toolkit.data._registry import write_atomically
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with write_atomically(path) as tmp:
-        Path(tmp).write_text(text, encoding="utf-8")
-
-
-def _atomic_write_csv(path: Path, frame) -> None:
-    _atomic_write_text(path, frame.to_csv(index=False))
 
 
 def _environment_identity() -> str:
@@ -100,18 +88,6 @@ def published_table(experiment: Experiment):
 
 def _command(experiment: Experiment) -> str:
     return f"ssl-toolkit reproduce {experiment.name}" + (" --quick" if experiment.settings.get("quick") else "")
-
-
-def _markdown_table(frame, *, digits=4, missing="–") -> str:
-    """A DataFrame as a GitHub markdown table (numbers with ``digits`` significant digits, NaN as ``missing``)."""
-    def cell(value):
-        if isinstance(value, float):
-            return missing if value != value else f"{value:.{digits}g}"
-        return str(value).replace("|", "\\|")
-
-    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
-    return "\n".join(lines)
 
 
 def _summary_markdown(experiment: Experiment, results, published, failures, sizes) -> str:

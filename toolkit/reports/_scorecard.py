@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ._io import _atomic_write_text, _markdown_table
+
 __all__ = ["SCORECARD_COLUMNS", "SPLIT_COLUMNS", "RELATIVE_TOLERANCE", "ResultsFileError", "cell_holds", "headline",
            "read_split_results", "split_values", "split_timings", "scorecard", "scorecard_markdown",
            "write_scorecard"]
@@ -237,7 +239,6 @@ def _time_ratios(card):
 
 
 def _markdown(frame):
-    from ._runner import _markdown_table
 
     return _markdown_table(frame, digits=3, missing="")
 
@@ -499,7 +500,6 @@ def write_scorecard(output="reports", *, experiments=None):
     import pandas as pd
 
     from ._experiments import list_experiments, load_experiment
-    from ._runner import _atomic_write_text
 
     folder = Path(output).expanduser().resolve()
     if not folder.is_dir():
@@ -583,7 +583,6 @@ def _write_timings(folder, published):
     from the ``FOLDER/NAME/timings.csv`` this machine's runs wrote."""
     import pandas as pd
 
-    from ._runner import _atomic_write_text
 
     timed = published[published["metric"] == "seconds"]
     frames = [pd.read_csv(folder / name / "timings.csv", dtype={"task": str, "method": str, "scenario": str})
