@@ -34,7 +34,7 @@ leaves, and 99.9 % of the test predictions agree); with the paper's grid and sel
 gives what tsvm gives (Gaussian2C [25/225/250]: 11.08 against 10.96 realistic, 2.20 against 2.20
 non-realistic), so the distance to the paper's UniverSVM column is not our solver's.
 
-``--export`` writes ``notebooks/experiments/peers/universvm_EXPERIMENT_splits.csv`` (with ``--select``
+``--export`` writes ``notebooks/experiments/peers/universvm_EXPERIMENT_splits.csv.gz`` (with ``--select``
 ``universvm_EXPERIMENT_selected.csv``; another path may follow the flag): one row per split and
 quantity in the layout of ``reports/*/splits.csv`` (experiment ``universvm``; methods ``tsvm`` and
 ``universvm``; scenario ``labeled-cv C=..,C*u=..``; metrics ``objective``, ``test_error``,
@@ -310,8 +310,15 @@ def compare(binary, experiment, tasks, n_splits, settings, scenarios, rules, exp
                                  for metric, value in result[side].items()]
                     print_block(pd.DataFrame(rows), task, setting_name(scenario, C, C_star_u))
             if export is not None:
-                pd.DataFrame(rows).to_csv(export, index=False)
+                write_csv(pd.DataFrame(rows), export)
     return pd.DataFrame(rows)
+
+
+def write_csv(frame, path):
+    """``frame`` to ``path``, gzip-compressed (without a time stamp, so equal rows give equal bytes) where the
+    name ends in ``.gz``: the per-setting file of every task is over a megabyte as text."""
+    gz = str(path).endswith(".gz")
+    frame.to_csv(path, index=False, compression={"method": "gzip", "mtime": 0} if gz else None)
 
 
 def print_block(frame, task, setting):
@@ -325,6 +332,36 @@ def print_block(frame, task, setting):
           f"agree {v[('tsvm', 'agreement')].mean():6.2f}%  test {v[('tsvm', 'test_error')].mean():5.2f} / "
           f"{v[('universvm', 'test_error')].mean():5.2f}  loops {v[('tsvm', 'n_iter')].mean():4.1f} / "
           f"{v[('universvm', 'n_iter')].mean():4.1f}", flush=True)
+
+
+def summarize(paths):
+    """The per-task and per-setting lines of ``print_block`` for exported files, and the totals: how many
+    (split, setting) pairs each solver's J is the lower (relative 1e-6), the mean test-prediction agreement
+    and the largest difference of test errors."""
+    import pandas as pd
+
+    frame = pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
+    chosen = frame[frame["metric"].isin(["C", "C_star_u"])]     # the rows of --select files
+    if len(chosen):
+        picks = chosen.pivot_table(index=["task", "scenario", "split"], columns=["method", "metric"], values="value")
+        same = (picks["tsvm"] == picks["universvm"]).all(axis=1)
+        errors = frame[frame["metric"] == "test_error"].groupby(["task", "scenario", "method"])["value"]
+        for (task, scenario), group in same.groupby(level=["task", "scenario"]):
+            mean = {m: errors.get_group((task, scenario, m)).mean() for m in ("tsvm", "universvm")}
+            print(f"{task:<26} {scenario:<11} selected: the same (C, C* u) in {int(group.sum())} of {len(group)}; "
+                  f"test error tsvm {mean['tsvm']:.2f}, UniverSVM {mean['universvm']:.2f}")
+        frame = frame[~frame.index.isin(chosen.index) & frame["scenario"].str.contains(" C=")]
+        if frame.empty:
+            return
+    for (task, setting), _ in frame.groupby(["task", "scenario"], sort=False):
+        print_block(frame, task, setting)
+    v = frame.pivot_table(index=["task", "scenario", "split"], columns=["method", "metric"], values="value")
+    rel = (v[("tsvm", "objective")] - v[("universvm", "objective")]) / v[("universvm", "objective")].abs().clip(1e-12)
+    gap = (v[("tsvm", "test_error")] - v[("universvm", "test_error")]).abs()
+    print(f"{len(v)} fits each: J lower for tsvm {int((rel < -1e-6).sum())}, for UniverSVM {int((rel > 1e-6).sum())}, "
+          f"equal to 1e-6 {int((rel.abs() <= 1e-6).sum())}; test predictions agree {v[('tsvm', 'agreement')].mean():.2f} % "
+          f"(lowest {v[('tsvm', 'agreement')].min():.2f} %); test errors differ by at most {gap.max():.2f} points, "
+          f"{(gap > 0).mean() * 100:.1f} % of the fits by any")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -369,7 +406,7 @@ def select_both(binary, experiment, tasks, n_splits, scenarios, rules):
                                           workdir, rules)[k, 0]
                         chosen[side].append(err)
                         rows += [{"experiment": "universvm", "task": task, "method": side,
-                                  "scenario": f"{scenario} (selected)", "split": j, "metric": metric, "value": value}
+                                  "scenario": scenario, "split": j, "metric": metric, "value": value}
                                  for metric, value in (("test_error", err), ("C", picks[side][0]),
                                                        ("C_star_u", picks[side][1]))]
                     print(f"  {task} {scenario} split {j}: " + "  ".join(
@@ -404,7 +441,9 @@ def grid_errors(binary, X, y, split, scenario, train, held, grid, s, workdir, ru
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--universvm", required=True, type=pathlib.Path, help="path of the built universvm binary")
+    parser.add_argument("--universvm", type=pathlib.Path, help="path of the built universvm binary")
+    parser.add_argument("--summary", nargs="+", metavar="CSV", type=pathlib.Path,
+                        help="print the tables of exported per-setting files (e.g. the committed ones) and stop")
     parser.add_argument("--experiment", default="gieseke2011", help="gieseke2011 (default) or gieseke2012")
     parser.add_argument("--tasks", nargs="+", help="task names (default: every tsvm task of the experiment)")
     parser.add_argument("--datasets", nargs="+", help="only the tasks on these data sets (e.g. coil20 mnist)")
@@ -425,8 +464,12 @@ def main(argv=None):
                         help="with --select: tsvm alone (a protocol variant, once the two are shown to agree)")
     parser.add_argument("--export", nargs="?", const="", metavar="CSV",
                         help="write the per-split rows (default notebooks/experiments/peers/"
-                             "universvm_EXPERIMENT_splits.csv, with --select universvm_EXPERIMENT_selected.csv)")
+                             "universvm_EXPERIMENT_splits.csv.gz, with --select universvm_EXPERIMENT_selected.csv)")
     args = parser.parse_args(argv)
+    if args.summary:
+        return summarize(args.summary)
+    if args.universvm is None:
+        parser.error("--universvm is required (the built binary), except with --summary")
     if not args.universvm.is_file():
         parser.error(f"--universvm {args.universvm}: no such file (build it as the docstring says)")
     tasks, n_splits = args.tasks, args.splits
@@ -440,13 +483,13 @@ def main(argv=None):
     path = None
     if args.export is not None:
         kind = "selected" if args.select else "splits"
-        path = pathlib.Path(args.export or PEERS / f"universvm_{args.experiment}_{kind}.csv")
+        path = pathlib.Path(args.export or PEERS / f"universvm_{args.experiment}_{kind}.csv{'.gz' if kind == 'splits' else ''}")
         path.parent.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     if args.select:
         frame = select_both(args.universvm.resolve(), args.experiment, tasks, n_splits, args.scenarios, rules)
         if path is not None:
-            frame.to_csv(path, index=False)
+            write_csv(frame, path)
     else:
         frame = compare(args.universvm.resolve(), args.experiment, tasks, n_splits, settings, args.scenarios, rules,
                         export=path)

@@ -306,6 +306,34 @@ def test_results_of_an_explanation_must_exist(tmp_path):
         load_experiment(bad)
 
 
+def test_results_method_reads_the_peers_rows_of_a_file_that_holds_both_solvers(tmp_path):
+    """gieseke2011 sets its realistic Gaussian2C [25] tsvm cells beside UniverSVM itself: the peer file
+    holds the rows of both solvers (``tsvm`` ours, ``universvm`` the peer's), and ``results_method`` says
+    which rows are the variant's; the variant's mean is then UniverSVM's, not ours."""
+    from toolkit.reports._experiments import ExperimentError, load_experiment
+
+    card = pd.read_csv(ROOT / "reports" / "reproduction.csv")
+    peer = pd.read_csv(ROOT / "notebooks" / "experiments" / "peers" / "universvm_gieseke2011_selected.csv")
+    md = (ROOT / "reports" / "reproduction.md").read_text()
+    task = "Gaussian2C [25/225/250]"
+    for scenario in ("labeled-cv", "test-set"):
+        values = peer[(peer["task"] == task) & (peer["scenario"] == scenario) & (peer["metric"] == "test_error")]
+        theirs, ours = (values[values["method"] == m]["value"] for m in ("universvm", "tsvm"))
+        assert len(theirs) == len(ours) == 10
+        cell = card[(card["paper"] == "Gieseke et al. 2011") & (card["row"] == task) & (card["method"] == "tsvm")
+                    & (card["scenario"] == scenario)].iloc[0]
+        assert cell["ours_mean"] == pytest.approx(ours.mean(), abs=5e-3)   # the peer file's tsvm rows are ours
+        rows = [ln for ln in md.splitlines() if f"| {task} | tsvm | {scenario} |" in ln and "| UniverSVM: tsvm |" in ln]
+        assert len(rows) == 1 and f"| {theirs.mean():.3g} |" in rows[0]
+
+    text = (ROOT / "notebooks" / "experiments" / "gieseke2011.toml").read_text()
+    bad = tmp_path / "gieseke_copy.toml"
+    bad.write_text(text.replace('results = "peers/universvm_gieseke2011_selected.csv", ', ""))
+    with pytest.raises(ExperimentError, match=r"results_method = 'universvm' names a method of a results file, "
+                                              r"and the entry has no `results`"):
+        load_experiment(bad)
+
+
 # ------------------------------------------------------------------ damaged results files (issue 26)
 def _copy_results(tmp_path):
     """The committed scorecard and every experiment's splits.csv / failures.csv, in a folder of their own."""

@@ -62,7 +62,7 @@ LABELS = ("drawn", "per-class", "all")
 #: with the partition's own seed (``seed + j``), Gieseke protocol
 DATA_DRAWS = ("shared", "per-split")
 #: an experiment that tests why a method misses the paper: the same cells by a variant of it (``by``)
-EXPLANATION_KEYS = {"method": str, "by": str, "hypothesis": str, "tasks": list, "results": str}
+EXPLANATION_KEYS = {"method": str, "by": str, "hypothesis": str, "tasks": list, "results": str, "results_method": str}
 PUBLISHED_KEYS = {"task": str, "method": str, "scenario": str, "mean": float, "sd": float, "source": str,
                   "metric": str, "not_attempted": str, "tested": str}
 #: what a published number is compared with (the refitted model's metric, or its fit time)
@@ -588,7 +588,10 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
         # a variant run here is a method of this file; one run elsewhere (another implementation, e.g. the
         # paper's own code) brings its per-split results: a csv in the layout of reports/*/splits.csv,
         # relative to the experiment file's folder (shipped with it, so a regular install reads it too),
-        # whose rows of `method` are the variant's
+        # whose rows of `method` (or of `results_method`, where the file names its solver otherwise) are the variant's
+        if "results_method" in entry and "results" not in entry:
+            raise ExperimentError(f"{path}: {where}.results_method = {entry['results_method']!r} names a method of "
+                                  "a results file, and the entry has no `results`.")
         for key in ("method",) if "results" in entry else ("method", "by"):
             _one_of(path, f"{where}.{key} = {entry[key]!r} is not a method of this experiment", entry[key], labels)
         entry = dict(entry)

@@ -536,7 +536,8 @@ def write_scorecard(output="reports", *, experiments=None):
             if "results" in entry:       # the variant ran elsewhere: its per-split rows, under the variant's label
                 outside = pd.read_csv(entry["results"],        # resolved by load_experiment
                                       dtype={"task": str, "method": str, "scenario": str})
-                outside = outside[outside["method"] == entry["method"]].assign(method=entry["by"])
+                outside = outside[outside["method"] == entry.get("results_method", entry["method"])].assign(
+                    method=entry["by"])
                 if entry.get("tasks"):
                     outside = outside[outside["task"].isin(entry["tasks"])]
                 splits.append(outside.assign(experiment=exp.name))
