@@ -91,6 +91,32 @@ def strongly_connected(edges):
     return found
 
 
+#: The layers of docs/design.rst: a module imports from its own layer or a lower one, never a higher one.
+LAYERS = {
+    0: {"toolkit._validation", "toolkit._contract", "toolkit._compat", "toolkit._numba_cache", "toolkit._display",
+        "toolkit._progress", "toolkit._dask", "toolkit._cv"},
+    1: {"toolkit.kernels", "toolkit.graphs", "toolkit.early_stopping", "toolkit.data"},
+    2: {"toolkit.rls", "toolkit.manifold", "toolkit.transductive", "toolkit.paths"},
+    3: {"toolkit._methods"},
+    4: {"toolkit.selection", "toolkit.stats"},
+    5: {"toolkit.estimators", "toolkit.reports", "toolkit.cli", "toolkit.__main__"},
+}
+
+
+def _layer_of(module):
+    unit = ".".join(module.split(".")[:2])
+    return next((level for level, units in LAYERS.items() if unit in units), None)
+
+
+def test_every_module_has_a_layer_and_imports_downward_only():
+    edges = import_graph()
+    unplaced = sorted(m for m in edges if m != "toolkit" and _layer_of(m) is None)
+    assert unplaced == [], f"modules in no layer of docs/design.rst: {unplaced}"
+    upward = sorted(f"{m} (layer {_layer_of(m)}) imports {t} (layer {_layer_of(t)})"
+                    for m, targets in edges.items() if m != "toolkit" for t in targets if _layer_of(t) > _layer_of(m))
+    assert upward == [], "imports against the layers of docs/design.rst:\n" + "\n".join(upward)
+
+
 def test_no_import_cycle_counting_every_import():
     cycles = strongly_connected(import_graph())
     assert cycles == [], f"import cycles in toolkit/: {cycles}"
