@@ -405,9 +405,13 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
     The fixed parameters of a configuration are, later ones winning: the task's ``fixed`` (those
     the method accepts), the method's ``fixed``, the task's ``method_fixed`` entry for the method's
     label (or name), and with ``quick`` the ``[quick]`` ``fixed``.
+
+    The checks run in the order of the file's parts: the top-level keys and settings
+    (:func:`_settings`), the tasks (:func:`_tasks`), the methods (:func:`_methods`), the parameters
+    the tasks fix for them (:func:`_check_task_parameters`), the names ``[quick]`` picks, the
+    configurations (:func:`_configurations`), the published cells (:func:`_published`) and the
+    explanations (:func:`_explanations`); the first mistake is the one reported.
     """
-    from toolkit import data
-    from toolkit._methods import METHODS
     from toolkit.selection import SCENARIOS
 
     path = _experiment_path(name_or_path)
@@ -417,6 +421,47 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
     _check_table(path, "quick", quick_spec, QUICK_KEYS)
     if "notebook" in spec:
         return _notebook_experiment(path, spec, quick_spec, quick)
+    settings = _settings(path, spec, quick_spec, quick)
+    tasks, task_names = _tasks(path, spec)
+    methods = spec.get("methods", [])
+    used_methods, skipped = _methods(path, spec, task_names)
+    labels = list(dict.fromkeys(m.get("label", m["name"]) for m in methods))
+    _check_task_parameters(path, tasks, task_names, methods, labels)
+    for part in ("tasks", "methods"):
+        valid = task_names if part == "tasks" else [m["name"] for m in methods]
+        for value in quick_spec.get(part, []):
+            if value not in valid:
+                raise ExperimentError(f"{path}: quick.{part} names {value!r}. Valid choices: {', '.join(valid)}.")
+    configurations, declared = _configurations(path, tasks, task_names, used_methods, settings, quick_spec, quick)
+    published = _published(path, spec, task_names, labels, declared, SCENARIOS)
+    explanations = _explanations(path, spec, labels, task_names)
+    description = spec.get("description", "")
+    if quick:   # the description states the full protocol: say what this run does instead
+        ran = sorted({c.parameters["n_splits"] for c in configurations})
+        description += (f" This is the --quick run: {' / '.join(map(str, ran))} splits per task, "
+                        f"{len({c.task for c in configurations})} of {len(tasks)} tasks"
+                        + (", thinned grids" if quick_spec.get("thin", 1) > 1 else "") + ".")
+    inputs = tuple({"task": name, "of": t["sensitivity_of"], "setting": t.get("setting", name),
+                    "admissible": t.get("admissible", True)}
+                   for t, name in zip(tasks, task_names) if "sensitivity_of" in t)
+    substitutes = {name: t["substitute_data"] for t, name in zip(tasks, task_names) if "substitute_data" in t}
+    return Experiment(name=path.stem, path=path, title=spec.get("title", path.stem),
+                      description=description, configurations=tuple(configurations),
+                      published=tuple(published), skipped=tuple(skipped),
+                      references=tuple(spec.get("references", [])), settings=settings,
+                      explanations=tuple(explanations), sensitivity=inputs, substitute_data=substitutes)
+
+
+def _settings(path: Path, spec: dict, quick_spec: dict, quick: bool) -> dict:
+    """The experiment's settings: ``splits``, ``seed``, ``n_folds``, ``scenarios`` and ``quick``.
+
+    Refuses ``parameters`` (it goes with ``notebook`` only), checks each setting by the rule of the
+    function it feeds (:func:`_check_settings`), applies the ``[quick]`` overrides of ``splits``,
+    ``n_folds`` and ``scenarios`` when ``quick``, and checks that every scenario is one of
+    :data:`toolkit.selection.SCENARIOS`.
+    """
+    from toolkit.selection import SCENARIOS
+
     for where, table in (("parameters", spec), ("quick.parameters", quick_spec)):
         if "parameters" in table:
             raise ExperimentError(f"{path}: {where} only goes with 'notebook' (an experiment that runs one notebook).")
@@ -429,6 +474,20 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
         if scenario not in SCENARIOS:
             raise ExperimentError(f"{path}: scenarios = {scenario!r} is not a scenario. Valid choices: "
                                   f"{', '.join(SCENARIOS)}.")
+    return settings
+
+
+def _tasks(path: Path, spec: dict) -> tuple[list, list]:
+    """The ``[[tasks]]`` of the file, resolved and checked, and their names, in the file's order.
+
+    A task that takes its data ``from`` another experiment, or varies an earlier task's inputs
+    (``sensitivity_of``), is first merged with that task; then each needs a ``dataset`` among
+    :func:`toolkit.data.available` and ``l``, has sizes within the rules of ``toolkit.data.split``
+    (:func:`_check_task_sizes`), a protocol of :data:`PROTOCOLS` (``v`` for melacci-belkin) and a
+    ``data_draw`` of :data:`DATA_DRAWS` that fits its protocol and data set. Names must be distinct.
+    """
+    from toolkit import data
+
     datasets = data.available()
     if not spec.get("tasks"):
         raise ExperimentError(f"{path}: no [[tasks]]: declare at least one task (dataset, split sizes).")
@@ -465,6 +524,20 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
         task_names.append(task.get("name", task["dataset"]))
     if len(set(task_names)) != len(task_names):
         raise ExperimentError(f"{path}: two tasks have the same name; give each [[tasks]] a distinct 'name'.")
+    return tasks, task_names
+
+
+def _methods(path: Path, spec: dict, task_names: list) -> tuple[list, list]:
+    """The ``[[methods]]`` entries that run, and the sentences naming those skipped.
+
+    Each entry names a method of the registry (:data:`toolkit._methods.METHODS`) whose ``grid`` and
+    ``fixed`` keys are its parameters, a ``labels`` of :data:`LABELS`, non-empty grid arrays, and
+    tasks and scenarios that exist. A method whose solver module is not available is skipped (and
+    named) with ``skip_unavailable = true``, refused otherwise.
+    """
+    from toolkit._methods import METHODS
+    from toolkit.selection import SCENARIOS
+
     methods = spec.get("methods", [])
     if not methods:
         raise ExperimentError(f"{path}: no [[methods]]: declare at least one method.")
@@ -499,7 +572,15 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
             raise ExperimentError(f"{path}: {where}.name = {name!r} needs the module {method.requires!r}, which is "
                                   "not available; set skip_unavailable = true to skip it.")
         used_methods.append(entry)
-    labels = list(dict.fromkeys(m.get("label", m["name"]) for m in methods))
+    return used_methods, skipped
+
+
+def _check_task_parameters(path: Path, tasks: list, task_names: list, methods: list, labels: list) -> None:
+    """Check the parameters each task fixes: a key of a task's ``fixed`` is a parameter of at least
+    one method of the file; a ``method_fixed`` entry names a method's label (or its name) and holds
+    a table of that method's parameters, none of which it also searches on that task."""
+    from toolkit._methods import METHODS
+
     for i, task in enumerate(tasks):
         for key in task.get("fixed", {}):
             ok = any(key in METHODS[m["name"]].valid_params for m in methods)
@@ -523,15 +604,21 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
                     if runs_here and key in entry.get("grid", {}):
                         raise ExperimentError(f"{path}: {where}.{key} is also in that method's grid: a parameter is "
                                               "either fixed or searched, not both.")
-    for part in ("tasks", "methods"):
-        valid = task_names if part == "tasks" else [m["name"] for m in methods]
-        for value in quick_spec.get(part, []):
-            if value not in valid:
-                raise ExperimentError(f"{path}: quick.{part} names {value!r}. Valid choices: {', '.join(valid)}.")
 
+
+def _configurations(path: Path, tasks: list, task_names: list, methods: list, settings: dict, quick_spec: dict,
+                    quick: bool) -> tuple[list, set]:
+    """Every task × method × scenario to run, and the ``(task, label, scenario)`` cells declared.
+
+    A method runs on the tasks it lists (all when it lists none; a sensitivity task counts as the
+    task it varies) in its own scenarios or the file's. The declared cells include those that
+    ``[quick]`` leaves out (its ``tasks`` and ``methods``), so that the published numbers of a
+    quick run still find their cells; the parameters of each run come from
+    :func:`_fixed_and_grid` and :func:`_configuration_parameters`.
+    """
     configurations, declared = [], set()
     for task, task_name in zip(tasks, task_names):
-        for entry in used_methods:
+        for entry in methods:
             if entry.get("tasks") and task.get("sensitivity_of", task_name) not in entry["tasks"]:
                 continue
             label = entry.get("label", entry["name"])
@@ -541,42 +628,79 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
                 continue
             if quick and quick_spec.get("methods") and entry["name"] not in quick_spec["methods"]:
                 continue
-            method = METHODS[entry["name"]]
-            fixed = {k: v for k, v in task.get("fixed", {}).items() if k in method.valid_params}
-            fixed.update(entry.get("fixed", {}))
-            fixed.update(task.get("method_fixed", {}).get(label, {}))
-            grid = {k: list(v) for k, v in entry.get("grid", {}).items()}
-            if quick:
-                fixed.update({k: v for k, v in quick_spec.get("fixed", {}).items() if k in method.valid_params})
-                step = quick_spec.get("thin", 1)
-                grid = {k: (v[::step] if len(v) > 2 * step else v) for k, v in grid.items()}
+            fixed, grid = _fixed_and_grid(task, entry, label, quick_spec, quick)
             for scenario in scenarios:
                 splits = task.get("splits", settings["splits"])
                 if quick and "splits" in quick_spec:
                     splits = min(splits, quick_spec["splits"])
-                parameters = {
-                    "dataset": task["dataset"], "classes": list(task.get("classes", [])),
-                    "options": dict(task.get("options", {})), "task": task_name,
-                    "protocol": task.get("protocol", "gieseke"), "l": task["l"], "u": task.get("u", -1),
-                    "t": task.get("t", -1), "v": task.get("v", 0), "folds": task.get("folds", 4),
-                    "repeats": task.get("repeats", 3), "method": entry["name"],
-                    "grid": grid, "fixed": fixed, "scenario": scenario,
-                    "n_folds": settings["n_folds"], "n_splits": splits, "seed": settings["seed"], "n_jobs": 1,
-                }
-                if "label" in entry:  # only when set: the keys of unlabelled configurations stay as they were
-                    parameters["label"] = entry["label"]
-                if entry.get("labels", "drawn") != "drawn":   # likewise
-                    if parameters["protocol"] != "gieseke":
-                        raise ExperimentError(f"{path}: the method {label!r} has labels = {entry['labels']!r}, "
-                                              f"which needs the gieseke protocol; the task {task_name!r} has "
-                                              f"{parameters['protocol']!r}.")
-                    parameters["labels"] = entry["labels"]
-                if "n_train" in task:  # likewise: the default (first half) leaves the keys unchanged
-                    parameters["n_train"] = task["n_train"]
-                if task.get("data_draw", "shared") != "shared":   # likewise
-                    parameters["data_draw"] = task["data_draw"]
+                parameters = _configuration_parameters(path, task, task_name, entry, label, fixed, grid, scenario,
+                                                       settings, splits)
                 configurations.append(Configuration(parameters, task_name, label, scenario))
-    published = _published(path, spec, task_names, labels, declared, SCENARIOS)
+    return configurations, declared
+
+
+def _fixed_and_grid(task: dict, entry: dict, label: str, quick_spec: dict, quick: bool) -> tuple[dict, dict]:
+    """The fixed parameters and the grid of one method on one task.
+
+    Fixed, later ones winning: the task's ``fixed`` (the keys the method accepts), the method's
+    ``fixed``, the task's ``method_fixed[label]`` and, when ``quick``, ``[quick]``'s ``fixed``.
+    With ``quick`` each grid is also thinned to every ``thin``-th value when it has more than
+    ``2 thin`` of them.
+    """
+    from toolkit._methods import METHODS
+
+    method = METHODS[entry["name"]]
+    fixed = {k: v for k, v in task.get("fixed", {}).items() if k in method.valid_params}
+    fixed.update(entry.get("fixed", {}))
+    fixed.update(task.get("method_fixed", {}).get(label, {}))
+    grid = {k: list(v) for k, v in entry.get("grid", {}).items()}
+    if quick:
+        fixed.update({k: v for k, v in quick_spec.get("fixed", {}).items() if k in method.valid_params})
+        step = quick_spec.get("thin", 1)
+        grid = {k: (v[::step] if len(v) > 2 * step else v) for k, v in grid.items()}
+    return fixed, grid
+
+
+def _configuration_parameters(path: Path, task: dict, task_name: str, entry: dict, label: str, fixed: dict,
+                              grid: dict, scenario: str, settings: dict, splits: int) -> dict:
+    """The parameters of ``model_selection.ipynb`` for one configuration (what :attr:`Configuration.key`
+    hashes). The optional keys ``label``, ``labels``, ``n_train`` and ``data_draw`` are written only
+    when they differ from their defaults, so that the keys of configurations without them stay as
+    they were; ``labels`` other than ``drawn`` needs the gieseke protocol."""
+    parameters = {
+        "dataset": task["dataset"], "classes": list(task.get("classes", [])),
+        "options": dict(task.get("options", {})), "task": task_name,
+        "protocol": task.get("protocol", "gieseke"), "l": task["l"], "u": task.get("u", -1),
+        "t": task.get("t", -1), "v": task.get("v", 0), "folds": task.get("folds", 4),
+        "repeats": task.get("repeats", 3), "method": entry["name"],
+        "grid": grid, "fixed": fixed, "scenario": scenario,
+        "n_folds": settings["n_folds"], "n_splits": splits, "seed": settings["seed"], "n_jobs": 1,
+    }
+    if "label" in entry:  # only when set: the keys of unlabelled configurations stay as they were
+        parameters["label"] = entry["label"]
+    if entry.get("labels", "drawn") != "drawn":   # likewise
+        if parameters["protocol"] != "gieseke":
+            raise ExperimentError(f"{path}: the method {label!r} has labels = {entry['labels']!r}, "
+                                  f"which needs the gieseke protocol; the task {task_name!r} has "
+                                  f"{parameters['protocol']!r}.")
+        parameters["labels"] = entry["labels"]
+    if "n_train" in task:  # likewise: the default (first half) leaves the keys unchanged
+        parameters["n_train"] = task["n_train"]
+    if task.get("data_draw", "shared") != "shared":   # likewise
+        parameters["data_draw"] = task["data_draw"]
+    return parameters
+
+
+def _explanations(path: Path, spec: dict, labels: list, task_names: list) -> list[dict]:
+    """The ``[[explanations]]``, checked, with any ``results`` file resolved to an absolute path.
+
+    Each names the method that misses the paper, the variant that tests why (``by``) and the
+    hypothesis in words. A variant run here is a method of this file; one run elsewhere (another
+    implementation, e.g. the paper's own code) brings its per-split results: a csv in the layout of
+    ``reports/*/splits.csv`` beside the experiment file (shipped with it, so a regular install reads it
+    too), whose rows of ``method`` (or of ``results_method``, where the file names its solver
+    otherwise) are the variant's; ``by`` is then a label of its own.
+    """
     explanations = []
     for i, entry in enumerate(spec.get("explanations", [])):
         where = f"explanations[{i}]"
@@ -585,10 +709,6 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
             if key not in entry:
                 raise ExperimentError(f"{path}: {where} needs the key {key!r} (the method that misses, the variant "
                                       "that tests the explanation, and the explanation in words).")
-        # a variant run here is a method of this file; one run elsewhere (another implementation, e.g. the
-        # paper's own code) brings its per-split results: a csv in the layout of reports/*/splits.csv,
-        # relative to the experiment file's folder (shipped with it, so a regular install reads it too),
-        # whose rows of `method` (or of `results_method`, where the file names its solver otherwise) are the variant's
         if "results_method" in entry and "results" not in entry:
             raise ExperimentError(f"{path}: {where}.results_method = {entry['results_method']!r} names a method of "
                                   "a results file, and the entry has no `results`.")
@@ -607,21 +727,7 @@ def load_experiment(name_or_path, *, quick: bool = False) -> Experiment:
         for task in entry.get("tasks", []):
             _one_of(path, f"{where}.tasks: {task!r} is not a task", task, task_names)
         explanations.append(entry)
-    description = spec.get("description", "")
-    if quick:   # the description states the full protocol: say what this run does instead
-        ran = sorted({c.parameters["n_splits"] for c in configurations})
-        description += (f" This is the --quick run: {' / '.join(map(str, ran))} splits per task, "
-                        f"{len({c.task for c in configurations})} of {len(tasks)} tasks"
-                        + (", thinned grids" if quick_spec.get("thin", 1) > 1 else "") + ".")
-    inputs = tuple({"task": name, "of": t["sensitivity_of"], "setting": t.get("setting", name),
-                    "admissible": t.get("admissible", True)}
-                   for t, name in zip(tasks, task_names) if "sensitivity_of" in t)
-    substitutes = {name: t["substitute_data"] for t, name in zip(tasks, task_names) if "substitute_data" in t}
-    return Experiment(name=path.stem, path=path, title=spec.get("title", path.stem),
-                      description=description, configurations=tuple(configurations),
-                      published=tuple(published), skipped=tuple(skipped),
-                      references=tuple(spec.get("references", [])), settings=settings,
-                      explanations=tuple(explanations), sensitivity=inputs, substitute_data=substitutes)
+    return explanations
 
 
 def _sensitivity_task(path: Path, where: str, task: dict, tasks: list, task_names: list) -> dict:
