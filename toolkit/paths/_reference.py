@@ -17,8 +17,8 @@ import numpy as np
 import scipy.linalg as sla
 
 from toolkit._contract import CONVERGED, is_converged
-from toolkit.paths._svm import (_ELBOW, _FLOOR, _FREE_ATOL, _LEFT, _RIGHT, _TIE_RTOL, SvmPath, _empty_bounds, _end, _finish,
-                                _initialize, _kkt_violation, _midpoint_alpha0, _single_segment_path)
+from toolkit.paths._svm import (_ELBOW, _FLOOR, _FREE_ATOL, _LEFT, _RIGHT, _TIE_RTOL, SvmPath, _collapse, _empty_bounds,
+                                _end, _finish, _initialize, _kkt_violation, _single_segment_path)
 
 __all__ = ["svm_path_reference", "lemma2_qp_reference"]
 
@@ -128,16 +128,6 @@ class _Breakpoint(NamedTuple):
     event: str
 
 
-class _Collapse(NamedTuple):
-    """Where an empty elbow's feasible interval for α₀ collapses: the new λ and α₀, the event text,
-    and whether it is an event (points enter) rather than the stop at ``lambda_min`` or the floor."""
-
-    lam: float
-    alpha0: float
-    event: str
-    is_event: bool
-
-
 class _Direction(NamedTuple):
     """The direction of eq. (23) on the elbow that remains after the drop-out: the elbow, ``c`` and
     ``b₀`` of ``K_EE c + b₀ 1 = y_E``, ``dα_E/dλ = y_E c``, and whether any system on the way was singular."""
@@ -154,7 +144,7 @@ def svm_path_reference(K, y, lambda_min, max_iter, ridge, refresh):
 
     From the start of Lemmas 1-2 (``_initialize``) the loop stops at the floor, at ``lambda_min``,
     when L empties (the solution is then linear down to 0) or after ``max_iter`` events; otherwise
-    an empty elbow waits for its interval on α₀ to collapse (:func:`_reference_collapse`) and a
+    an empty elbow waits for its interval on α₀ to collapse (``_collapse``) and a
     non-empty one moves along the direction of eq. (23) (:func:`_reference_direction`) down to the
     next event (:func:`_reference_candidates`), where the points that reach a bound change set
     (:func:`_reference_events`). ``h = K (y α) + α₀`` is recomputed every ``refresh`` events.
@@ -189,13 +179,16 @@ def svm_path_reference(K, y, lambda_min, max_iter, ridge, refresh):
             hstar = h - alpha0
             bounds = _empty_bounds(hstar, y, state)
             record(pending_event, 1, bounds, False)
-            collapse = _reference_collapse(y, hstar, bounds, lam, state, changed_at, floor, lambda_min)
+            collapse = _collapse(y, hstar, bounds, lam, state, changed_at, floor, lambda_min)
             if collapse is None:
                 tail_direction, tail_slope0, end = np.zeros(l), 0.0, "no_event"
                 break
-            lam, alpha0, pending_event = collapse.lam, collapse.alpha0, collapse.event
-            h = hstar + alpha0
-            n_iter += int(collapse.is_event)
+            lam, alpha0, h = collapse.lam, collapse.alpha0, collapse.h
+            if collapse.entered is None:
+                pending_event = "lambda_min"
+            else:
+                pending_event = f"elbow was empty; {int(collapse.entered.sum())} points enter"
+                n_iter += 1
             continue
         if not (state == _LEFT).any():
             # ---- Hastie et al.: L is empty, the solution scales linearly to λ = 0
@@ -246,28 +239,6 @@ def svm_path_reference(K, y, lambda_min, max_iter, ridge, refresh):
     fallbacks = _finish("svm_path", status, message, max_iter, l, n_singular, ridge, reference=True)
     return _reference_result(records, y, how, top, status, message, n_iter, lambda_min, n_singular,
                              tail_direction, tail_slope0, fallbacks)
-
-
-def _reference_collapse(y, hstar, bounds, lam, state, changed_at, floor, lambda_min):
-    """The end of an empty-elbow segment: α is fixed and α₀ free in the interval the KKT conditions
-    leave (``bounds``, see ``_midpoint_alpha0``), which shrinks as λ falls and collapses at
-    ``λ* = (max_{L+} h* - min_{L-} h*) / 2``; the points whose margin is then 1 enter the elbow
-    (``state`` and ``changed_at`` updated in place). Returns a :class:`_Collapse`, or None when the
-    interval never collapses (no further event); below ``lambda_min`` or the floor the path stops
-    there with the midpoint α₀."""
-    lam_next = 0.5 * (bounds[3] - bounds[1])
-    if not np.isfinite(lam_next) or lam_next <= 0:
-        return None
-    if (lambda_min is not None and lam_next <= lambda_min) or lam_next < floor:
-        lam = floor if lambda_min is None or lambda_min < floor else lambda_min
-        return _Collapse(lam, _midpoint_alpha0(lam, bounds), "lambda_min", False)
-    lam = min(lam_next, lam)
-    alpha0 = lam - bounds[3]
-    h = hstar + alpha0
-    enter = np.abs(y * h - lam) <= _TIE_RTOL * lam * 10
-    state[enter] = _ELBOW
-    changed_at[enter] = lam
-    return _Collapse(lam, alpha0, f"elbow was empty; {int(enter.sum())} points enter", True)
 
 
 def _reference_direction(K, y, alpha, state, changed_at, elbow, lam, ridge):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -640,16 +640,21 @@ def _path_report(n_events, lam, alpha, alpha0, h, y, state, event, extend=None):
 
 
 def _svm_path(K, y, lambda_min, max_iter, ridge, refresh, callback=None, func="svm_path", extend=None):
-    """The path with the event loop compiled (``toolkit.paths._svm_numba.follow``); Python handles the
-    initialisation, empty elbows and the end of the path. With a ``callback`` the compiled loop
-    returns after every event, so that the callback sees every breakpoint (:func:`_path_report`)."""
+    """The path with the event loop compiled (``toolkit.paths._svm_numba.follow``).
+
+    Python handles the start (Lemmas 1-2, :func:`_initialize`), the segments with an empty elbow
+    (:func:`_collapse`), the end of the path and the result (:func:`_path_from_records`); the
+    compiled loop follows the segments in between and returns on anything that needs a decision
+    here (its ``EXIT_*`` codes). With a ``callback`` the compiled loop returns after every event,
+    so that the callback sees every breakpoint (:func:`_path_report`).
+    """
     from toolkit.paths import _svm_numba as nb
     K = np.ascontiguousarray(K, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.float64)
     l = y.size
-    alpha, alpha0, lam, state, how, (top_kind, top_slope, top_bounds), hstar = _initialize(K, y, True)
+    alpha, alpha0, lam, state, how, top, hstar = _initialize(K, y, True)
     if lam < 0:
-        return _single_segment_path(K, y, alpha, alpha0, -lam, state, how, (top_kind, top_slope, top_bounds))
+        return _single_segment_path(K, y, alpha, alpha0, -lam, state, how, top)
     state = state.astype(np.int64)
     floor = lam * _FLOOR
     if lambda_min is not None and lambda_min < floor:
@@ -658,38 +663,20 @@ def _svm_path(K, y, lambda_min, max_iter, ridge, refresh, callback=None, func="s
     h = hstar + alpha0
     changed_at = np.full(l, np.inf)
     tail = np.zeros(l)
-
     # records: about 1.5-1.8 l breakpoints are typical; np.empty reserves the rows without
     # touching them, so a generous start (capped at 2^27 doubles) avoids regrowing
-    cap = int(max(256, min(2 * l + 64, 2 ** 27 // max(l, 1))))
-    buf = {}
-
-    def allocate(cap, old=None, n=0):
-        new = {"lam": np.empty(cap), "alpha": np.empty((cap, l)), "alpha0": np.empty(cap),
-               "esz": np.empty(cap, np.int64), "kkt": np.empty(cap),
-               "sing": np.zeros(cap, np.bool_), "ev_kind": np.zeros(cap, np.int64),
-               "ev_first": np.full(cap, -1, np.int64), "ev_count": np.zeros(cap, np.int64),
-               "kind": np.zeros(cap, np.int64), "bounds": np.full((cap, 4), np.nan)}
-        if old is not None:
-            for key in new:
-                new[key][:n] = old[key][:n]
-        return new
-
-    buf = allocate(cap)
+    records = _allocate_records(int(max(256, min(2 * l + 64, 2 ** 27 // max(l, 1)))), l)
     n_rec, n_events, n_singular = 0, 0, 0
     ev = (nb.EV_START, -1, 0)
 
     def record(kind=0, bounds=None):
-        nonlocal buf, cap
-        if n_rec >= cap:
-            cap *= 2
-            buf = allocate(cap, buf, n_rec)
-        nb._record(n_rec, lam, alpha, alpha0, h, y, state, False, ev[0], ev[1], ev[2],
-                   buf["lam"], buf["alpha"], buf["alpha0"], buf["esz"], buf["kkt"], buf["sing"],
-                   buf["ev_kind"], buf["ev_first"], buf["ev_count"])
-        buf["kind"][n_rec] = kind
+        nonlocal records
+        if n_rec >= records.lam.size:
+            records = _allocate_records(2 * records.lam.size, l, records, n_rec)
+        nb._record(records, n_rec, lam, alpha, alpha0, h, y, state, False, ev)
+        records.kind[n_rec] = kind
         if bounds is not None:
-            buf["bounds"][n_rec] = bounds
+            records.bounds[n_rec] = bounds
         return n_rec + 1
 
     notified = -1                       # events seen by the callback
@@ -709,19 +696,17 @@ def _svm_path(K, y, lambda_min, max_iter, ridge, refresh, callback=None, func="s
                 n_rec = record()
                 break
         limit = max_iter if callback is None else min(max_iter, n_events + 1)
-        code, n_rec, lam, alpha0, n_events, n_sing, ev_kind, ev_first, ev_count, tail_b0 = nb.follow(
-            K, y, alpha, h, state, changed_at, lam, alpha0, floor, stop, limit, n_events, refresh, ridge,
-            n_rec, ev[0], ev[1], ev[2], buf["lam"], buf["alpha"], buf["alpha0"], buf["esz"],
-            buf["kkt"], buf["sing"], buf["ev_kind"], buf["ev_first"], buf["ev_count"], tail)
-        n_singular += n_sing
-        ev = (ev_kind, ev_first, ev_count)
-        if code == nb.EXIT_GROW:
-            cap *= 2
-            buf = allocate(cap, buf, n_rec)
+        out = nb.follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, stop, limit, n_events, refresh, ridge,
+                        n_rec, ev, records, tail)
+        n_rec, lam, alpha0, n_events = out.n_rec, out.lam, out.alpha0, out.n_events
+        n_singular += out.n_singular
+        ev = (out.event_kind, out.event_first, out.event_count)
+        if out.code == nb.EXIT_GROW:
+            records = _allocate_records(2 * records.lam.size, l, records, n_rec)
             continue
-        if code == nb.EXIT_MAXITER and n_events < max_iter:
+        if out.code == nb.EXIT_MAXITER and n_events < max_iter:
             continue                    # one event done: back to the callback
-        if code == nb.EXIT_EMPTY:
+        if out.code == nb.EXIT_EMPTY:
             hstar = h - alpha0
             bounds = nb.empty_bounds(h, alpha0, y, state)
             n_rec = record(1, bounds)
@@ -729,64 +714,112 @@ def _svm_path(K, y, lambda_min, max_iter, ridge, refresh, callback=None, func="s
                 halt = notify()
                 if halt is not None:
                     break
-            lam_next = 0.5 * (bounds[3] - bounds[1])
-            if not np.isfinite(lam_next) or lam_next <= 0:
+            collapse = _collapse(y, hstar, bounds, lam, state, changed_at, floor, lambda_min)
+            if collapse is None:
                 tail_direction, tail_slope0, end = np.zeros(l), 0.0, "no_event"
                 break
-            if (lambda_min is not None and lam_next <= lambda_min) or lam_next < floor:
-                lam = floor if lambda_min is None or lambda_min < floor else lambda_min
-                alpha0 = _midpoint_alpha0(lam, bounds)
-                h = hstar + alpha0
+            lam, alpha0, h = collapse.lam, collapse.alpha0, collapse.h
+            if collapse.entered is None:
                 ev = (nb.EV_STOP if lam == lambda_min else nb.EV_FLOOR, -1, 0)
                 n_rec = record()
                 end = "lambda_min" if lam == lambda_min else "floor"
                 break
-            lam = min(lam_next, lam)
-            alpha0 = lam - bounds[3]
-            h = hstar + alpha0
-            enter = np.abs(y * h - lam) <= _TIE_RTOL * lam * 10
-            state[enter] = _ELBOW
-            changed_at[enter] = lam
+            enter = collapse.entered
             ev = (nb.EV_COLLAPSE, int(np.flatnonzero(enter)[0]) if enter.any() else -1, int(enter.sum()))
             n_events += 1
             continue
-        if code == nb.EXIT_NO_EVENT:
-            tail_direction, tail_slope0, end = tail.copy(), float(tail_b0), "no_event"
+        if out.code == nb.EXIT_NO_EVENT:
+            tail_direction, tail_slope0, end = tail.copy(), float(out.tail_b0), "no_event"
             break
         n_rec = record()
-        if code == nb.EXIT_LEFT_EMPTY:
+        if out.code == nb.EXIT_LEFT_EMPTY:
             tail_direction = np.where(state == _ELBOW, alpha / lam, 0.0)
             tail_slope0, end = alpha0 / lam, "left_empty"
         else:
-            end = {nb.EXIT_STOP: "lambda_min", nb.EXIT_FLOOR: "floor", nb.EXIT_MAXITER: "max_iter"}[code]
+            end = {nb.EXIT_STOP: "lambda_min", nb.EXIT_FLOOR: "floor", nb.EXIT_MAXITER: "max_iter"}[out.code]
         break
-
-    # merge records at equal λ (zero-length empty-elbow collapses): keep the later one, i.e.
-    # record k - 1 survives when record k lies strictly below it
-    lam_rec = buf["lam"][:n_rec]
-    last = np.ones(n_rec, dtype=bool)
-    last[:-1] = lam_rec[1:] < lam_rec[:-1] * (1 - 1e-13)
-    sel = np.flatnonzero(last)
     if halt is not None:
         status, message = halt.status, status_message(halt.status, halt.detail)
     else:
         status, message = _end(end, lam, max_iter, int((state == _LEFT).sum()))
     fallbacks = _finish(func, status, message, max_iter, l, n_singular, ridge)
+    return _path_from_records(records, n_rec, y, how, top, status, message, n_events, lambda_min, n_singular,
+                              tail_direction, tail_slope0, halt, fallbacks)
+
+
+def _allocate_records(capacity, l, old=None, n=0):
+    """Record buffers (``toolkit.paths._svm_numba.Records``) for ``capacity`` breakpoints of a path on
+    ``l`` points, with the first ``n`` rows of ``old`` copied in (when the buffers grow)."""
+    from toolkit.paths._svm_numba import Records
+    new = Records(lam=np.empty(capacity), alpha=np.empty((capacity, l)), alpha0=np.empty(capacity),
+                  elbow_size=np.empty(capacity, np.int64), kkt=np.empty(capacity),
+                  singular=np.zeros(capacity, np.bool_), event_kind=np.zeros(capacity, np.int64),
+                  event_first=np.full(capacity, -1, np.int64), event_count=np.zeros(capacity, np.int64),
+                  kind=np.zeros(capacity, np.int64), bounds=np.full((capacity, 4), np.nan))
+    if old is not None:
+        for buffer, previous in zip(new, old):
+            buffer[:n] = previous[:n]
+    return new
+
+
+class _Collapse(NamedTuple):
+    """Where an empty elbow's feasible interval for α₀ collapses (or the path stops first): λ, α₀ and
+    ``h = h* + α₀`` there, and the points that enter the elbow (None when the path stops there, at
+    ``lambda_min`` or the numerical floor, with the midpoint α₀)."""
+
+    lam: float
+    alpha0: float
+    h: np.ndarray
+    entered: np.ndarray | None
+
+
+def _collapse(y, hstar, bounds, lam, state, changed_at, floor, lambda_min):
+    """The end of an empty-elbow segment below ``lam``. With α fixed the KKT conditions leave α₀ an
+    interval (``bounds`` of ``h* = K (y α)``, see :func:`_midpoint_alpha0`) that shrinks as λ falls and
+    collapses at ``λ* = (max_{L+} h* - min_{L-} h*) / 2``, where the points whose margin is 1 enter
+    the elbow (``state`` and ``changed_at`` updated in place). Returns a :class:`_Collapse`, or None
+    when the interval never collapses (no further event: the segment extends down to λ = 0)."""
+    lam_next = 0.5 * (bounds[3] - bounds[1])
+    if not np.isfinite(lam_next) or lam_next <= 0:
+        return None
+    if (lambda_min is not None and lam_next <= lambda_min) or lam_next < floor:
+        lam = floor if lambda_min is None or lambda_min < floor else lambda_min
+        alpha0 = _midpoint_alpha0(lam, bounds)
+        return _Collapse(lam, alpha0, hstar + alpha0, None)
+    lam = min(lam_next, lam)
+    alpha0 = lam - bounds[3]
+    h = hstar + alpha0
+    enter = np.abs(y * h - lam) <= _TIE_RTOL * lam * 10
+    state[enter] = _ELBOW
+    changed_at[enter] = lam
+    return _Collapse(lam, alpha0, h, enter)
+
+
+def _path_from_records(records, n_rec, y, how, top, status, message, n_events, lambda_min, n_singular,
+                       tail_direction, tail_slope0, halt, fallbacks):
+    """The :class:`SvmPath` from the first ``n_rec`` rows of the record buffers. Records at equal λ
+    (zero-length empty-elbow collapses) are merged, the later one kept: record ``k - 1`` survives
+    when record ``k`` lies strictly below it; with nothing merged the arrays are views of the buffers."""
+    lam_rec = records.lam[:n_rec]
+    last = np.ones(n_rec, dtype=bool)
+    last[:-1] = lam_rec[1:] < lam_rec[:-1] * (1 - 1e-13)
+    sel = np.flatnonzero(last)
     words = [_event_text(kind, first, count, how)
-             for kind, first, count in zip(buf["ev_kind"][sel].tolist(), buf["ev_first"][sel].tolist(),
-                                           buf["ev_count"][sel].tolist())]
+             for kind, first, count in zip(records.event_kind[sel].tolist(), records.event_first[sel].tolist(),
+                                           records.event_count[sel].tolist())]
     if sel.size == n_rec:
         take = lambda a: a[:n_rec]          # noqa: E731 - nothing merged: views of the records
     else:
         take = lambda a: a[sel]             # noqa: E731 - fancy indexing copies
-    history = {"lambda": take(buf["lam"]), "kkt_violation": take(buf["kkt"]), "singular": take(buf["sing"]),
+    top_kind, top_slope, top_bounds = top
+    history = {"lambda": take(records.lam), "kkt_violation": take(records.kkt), "singular": take(records.singular),
                "event": np.asarray(words, dtype=object)}
     result = SvmPath(
-        breakpoints=take(buf["lam"]), alphas=take(buf["alpha"]), alpha0s=take(buf["alpha0"]),
-        elbow_sizes=take(buf["esz"]), y=y.copy(), status=status,
+        breakpoints=take(records.lam), alphas=take(records.alpha), alpha0s=take(records.alpha0),
+        elbow_sizes=take(records.elbow_size), y=y.copy(), status=status,
         message=message, converged=is_converged(status), n_iter=n_events, lambda_stop=lambda_min,
         n_singular_steps=n_singular, history=history, initialization=how,
-        _segment_kind=take(buf["kind"]), _segment_bounds=take(buf["bounds"]),
+        _segment_kind=take(records.kind), _segment_bounds=take(records.bounds),
         _top_kind=int(top_kind), _top_slope=float(top_slope), _top_bounds=np.asarray(top_bounds),
         _tail_direction=tail_direction if status == CONVERGED else None, _tail_slope0=float(tail_slope0),
         stop=None if halt is None else halt.event, fallbacks=fallbacks,

@@ -11,6 +11,8 @@ vectorise) and allocate nothing per event.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from toolkit._numba_cache import njit
@@ -19,6 +21,49 @@ RIGHT, ELBOW, LEFT = 0, 1, 2
 EXIT_EMPTY, EXIT_LEFT_EMPTY, EXIT_NO_EVENT, EXIT_STOP, EXIT_FLOOR, EXIT_MAXITER, EXIT_GROW = range(7)
 # event codes of the records
 EV_START, EV_L_TO_E, EV_R_TO_E, EV_E_TO_L, EV_E_TO_R, EV_COLLAPSE, EV_STOP, EV_FLOOR, EV_PUSHED = range(9)
+
+
+class Records(NamedTuple):
+    """The record buffers of a path, one row per breakpoint (``capacity`` rows, filled from the top).
+
+    ``lam``, ``alpha`` (``(capacity, l)``), ``alpha0``: the breakpoint and the dual variables there;
+    ``elbow_size``: ``|E|`` on the segment below it; ``kkt``: the largest KKT violation (margin
+    units); ``singular``: whether its elbow system was singular; ``event_kind`` (an ``EV_*`` code),
+    ``event_first`` (the first point, -1 for none) and ``event_count``: the event that led to it;
+    ``kind`` and ``bounds``: the segment below it (0 linear, 1 empty elbow with its four bounds on
+    α₀), written by the Python side.
+    """
+
+    lam: np.ndarray
+    alpha: np.ndarray
+    alpha0: np.ndarray
+    elbow_size: np.ndarray
+    kkt: np.ndarray
+    singular: np.ndarray
+    event_kind: np.ndarray
+    event_first: np.ndarray
+    event_count: np.ndarray
+    kind: np.ndarray
+    bounds: np.ndarray
+
+
+class Exit(NamedTuple):
+    """Where :func:`follow` returned: ``code`` (an ``EXIT_*`` value), the records written so far
+    (``n_rec``), λ and α₀ there, the events processed (``n_events``, counted over all calls), the
+    segments of this call whose elbow system was singular (``n_singular``), the pending event
+    (``event_kind``, ``event_first``, ``event_count``) and, for ``EXIT_NO_EVENT``, ``tail_b0``, the
+    slope ``dα₀/dλ`` of the last segment (``tail`` holds ``dα/dλ``)."""
+
+    code: int
+    n_rec: int
+    lam: float
+    alpha0: float
+    n_events: int
+    n_singular: int
+    event_kind: int
+    event_first: int
+    event_count: int
+    tail_b0: float
 
 
 @njit(cache=True)
@@ -111,16 +156,16 @@ def _direction(K, y, elbow, ridge):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _record(n, lam, alpha, alpha0, h, y, state, singular, ev_kind, ev_first, ev_count,
-            rec_lam, rec_alpha, rec_alpha0, rec_esz, rec_kkt, rec_sing,
-            rec_ev_kind, rec_ev_first, rec_ev_count):  # pragma: no cover - compiled
+def _record(records, n, lam, alpha, alpha0, h, y, state, singular, event):  # pragma: no cover - compiled
+    """Write row ``n`` of ``records`` at the breakpoint ``lam``: α, α₀, ``|E|`` counted from
+    ``state``, the largest KKT violation recomputed from ``h = K (y α) + α₀`` (margin units, the
+    box and the equality ``Σ y α = 0`` included), ``singular`` and ``event`` (kind, first, count)."""
     l = y.size
     viol = 0.0
     esz = 0
     sy = 0.0
     for i in range(l):
         mg = y[i] * h[i] / lam
-        rec_alpha[n, i] = alpha[i]
         sy += y[i] * alpha[i]
         d = mg - 1.0
         if state[i] == ELBOW:
@@ -131,14 +176,24 @@ def _record(n, lam, alpha, alpha0, h, y, state, singular, ev_kind, ev_first, ev_
         else:
             viol = max(viol, -d)
         viol = max(viol, -alpha[i], alpha[i] - 1.0)
-    rec_lam[n] = lam
-    rec_alpha0[n] = alpha0
-    rec_esz[n] = esz
-    rec_kkt[n] = max(viol, abs(sy) / max(1.0, l))
-    rec_sing[n] = singular
-    rec_ev_kind[n] = ev_kind
-    rec_ev_first[n] = ev_first
-    rec_ev_count[n] = ev_count
+    _store_record(records, n, lam, alpha, alpha0, esz, max(viol, abs(sy) / max(1.0, l)), singular,
+                  event[0], event[1], event[2])
+
+
+@njit(cache=True)
+def _store_record(records, n, lam, alpha, alpha0, elbow_size, kkt, singular, event_kind, event_first,
+                  event_count):  # pragma: no cover - compiled
+    """Write row ``n`` of ``records`` (every buffer but the segment's ``kind`` and ``bounds``)."""
+    for i in range(alpha.size):
+        records.alpha[n, i] = alpha[i]
+    records.lam[n] = lam
+    records.alpha0[n] = alpha0
+    records.elbow_size[n] = elbow_size
+    records.kkt[n] = kkt
+    records.singular[n] = singular
+    records.event_kind[n] = event_kind
+    records.event_first[n] = event_first
+    records.event_count[n] = event_count
 
 
 # ----------------------------------------------------------------------------- incremental elbow factor
@@ -358,185 +413,68 @@ def _reduce(cand, viol, y, alpha):  # pragma: no cover - compiled
     return max(max(m0, m1), max(m2, m3)), max(max(v0, v1), max(v2, v3)), (s0 + s1) + (s2 + s3)
 
 
-@njit(cache=True)
-def _copy_row(src, dst, n):  # pragma: no cover - compiled
-    for i in range(src.size):
-        dst[n, i] = src[i]
-
-
 @njit(cache=True, error_model="numpy")
 def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, max_events, n_events,
-           refresh, ridge, n_rec, ev_kind, ev_first, ev_count,
-           rec_lam, rec_alpha, rec_alpha0, rec_esz, rec_kkt, rec_sing,
-           rec_ev_kind, rec_ev_first, rec_ev_count, tail):  # pragma: no cover - compiled
-    """Follow linear segments; returns ``(exit, n_rec, lam, alpha0, n_events, n_singular,
-    ev_kind, ev_first, ev_count, tail_b0)``; ``alpha``, ``h``, ``state`` and the buffers are updated
-    in place.
+           refresh, ridge, n_rec, event, records, tail):  # pragma: no cover - compiled
+    """Follow linear segments of the path from λ = ``lam`` down to the next exit; returns an :class:`Exit`.
 
-    The elbow is kept as a list ``E`` (``pos[i]`` = place of point i in it) with ``K_EE`` and its
-    Cholesky factor, both updated when a point enters (``O(m²)`` row append) or leaves (``O(m²)``
-    rank-one downdate of the trailing block); the direction costs ``O(m²)``, its residual is
-    checked every time, and a failed check (drift, a singular system) refactorises from scratch
-    (``_direction``: the ridge step when still singular). Per event: ``O(l m)`` for ``g = dh/dλ``,
-    one fused pass over the points for the next event and the KKT record, ``O(l)`` updates.
+    ``alpha``, ``h = K (y α) + α₀``, ``state``, ``changed_at`` (the λ at which each point last
+    changed set), the :class:`Records` from row ``n_rec`` on and ``tail`` are updated in place;
+    ``event`` is the pending event ``(kind, first, count)`` of the next record. One pass is: the
+    exit checks (:func:`_exit_code`); eq. (23) on the elbow, re-solved while entrants that would
+    leave ``[0, 1]`` at once are pushed back out (:func:`_solve_elbow`, :func:`_push_out_entrants`);
+    ``g = dh/dλ`` (:func:`_slopes`); the next breakpoint and the record of this one
+    (:func:`_next_breakpoint`); the move down to it (:func:`_move`); and the events there
+    (:func:`_apply_events`). The elbow is kept as a list ``E`` (``pos[i]`` = place of point i in it)
+    with ``K_EE`` and its Cholesky factor, both updated when a point enters (``O(m²)`` row append)
+    or leaves (``O(m²)`` rank-one downdate of the trailing block); the direction costs ``O(m²)``,
+    its residual is checked every time, and a failed check (drift, a singular system) refactorises
+    from scratch (``_direction``: the ridge step when still singular). Per event: ``O(l m)`` for
+    ``g``, one fused pass over the points for the next event and the KKT record, ``O(l)`` updates.
     """
     l = y.size
-    capacity = rec_lam.size
     n_singular = 0
+    ev_kind, ev_first, ev_count = event
     cand = np.empty(l)
     vbuf = np.empty(l)
     g = np.empty(l)
     hits = np.empty(l, dtype=np.int64)
     pos = np.full(l, -1, dtype=np.int64)
     E = np.empty(l, dtype=np.int64)
-    fcap = min(l, 64)
-    KE = np.empty((fcap, fcap))
-    L = np.empty((fcap, fcap))
     yE = np.empty(l)
     c = np.empty(l)
     u = np.empty(l)
     v = np.empty(l)
     x = np.empty(l)
-    m = 0
-    n_left = 0
     sgn = np.empty(l)                   # +1 on R, -1 on L, 0 on E
-    for i in range(l):
-        sgn[i] = 1.0 - state[i]
-        if state[i] == ELBOW:
-            E[m] = i
-            pos[i] = m
-            m += 1
-        elif state[i] == LEFT:
-            n_left += 1
-    while fcap < m:
-        fcap = min(l, 2 * fcap)
-    if fcap > KE.shape[0]:
-        KE = np.empty((fcap, fcap))
-        L = np.empty((fcap, fcap))
-    for a in range(m):
-        yE[a] = y[E[a]]
-        for b in range(m):
-            KE[a, b] = K[E[a], E[b]]
+    m, n_left, KE, L = _open_elbow(K, y, state, E, pos, yE, sgn)
     valid = False                       # L holds the factor of KE[:m, :m]
     tail_b0 = 0.0
     while True:
-        if lam <= floor * (1 + 1e-12):
-            return EXIT_FLOOR, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count, tail_b0
-        if lambda_stop > 0 and lam <= lambda_stop * (1 + 1e-12):
-            return EXIT_STOP, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count, tail_b0
-        if m == 0:
-            return EXIT_EMPTY, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count, tail_b0
-        if n_left == 0:
-            return EXIT_LEFT_EMPTY, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count, tail_b0
-        if n_events >= max_events:
-            return EXIT_MAXITER, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count, tail_b0
-        if n_rec >= capacity:
-            return EXIT_GROW, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count, tail_b0
+        code = _exit_code(lam, floor, lambda_stop, m, n_left, n_events, max_events, n_rec, records.lam.size)
+        if code >= 0:
+            return Exit(code, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count, tail_b0)
         # ---- eq. (23) with drop-out of entrants that would leave [0, 1] at once
         singular = False
         while True:
-            b0 = 0.0
-            sing = True
-            dmax = 0.0
-            for a in range(m):
-                dmax = max(dmax, KE[a, a])
-            if not valid:
-                valid = _factor_from_scratch(KE, L, m)
-            if valid:
-                b0 = _factor_solve(L, m, yE, c, u, v)
-                res = _residual(KE, m, yE, c, b0)
-                if np.isfinite(res) and res * max(1.0, dmax) <= 1e-7:
-                    sing = False
-                else:
-                    # drift of the updated factor: refactorise once from scratch
-                    valid = _factor_from_scratch(KE, L, m)
-                    if valid:
-                        b0 = _factor_solve(L, m, yE, c, u, v)
-                        res = _residual(KE, m, yE, c, b0)
-                        if np.isfinite(res) and res * max(1.0, dmax) <= 1e-7:
-                            sing = False
-                        else:
-                            valid = False
-            if sing:
-                # singular elbow system: the ridge step of ``_direction`` (factor rebuilt later)
-                valid = False
-                cr, b0, sing = _direction(K, y, E[:m].copy(), ridge)
-                for a in range(m):
-                    c[a] = cr[a]
+            b0, sing, valid = _solve_elbow(K, y, KE, L, E, m, yE, c, u, v, ridge, valid)
             singular = singular or sing
-            n_wrong = 0
-            for k in range(m):
-                j = E[k]
-                bj = y[j] * c[k]
-                if (alpha[j] >= 1.0 and bj < -1e-12) or (alpha[j] <= 0.0 and bj > 1e-12):
-                    n_wrong += 1
-            if n_wrong == 0 or n_wrong == m:
+            kept, n_left = _push_out_entrants(alpha, y, c, E, pos, KE, L, yE, x, state, sgn, changed_at, lam, m,
+                                              n_left, valid)
+            if kept == m:
                 break
-            k = m - 1
-            while k >= 0:
-                j = E[k]
-                bj = y[j] * c[k]
-                if alpha[j] >= 1.0 and bj < -1e-12:
-                    state[j] = LEFT
-                    sgn[j] = -1.0
-                    n_left += 1
-                elif alpha[j] <= 0.0 and bj > 1e-12:
-                    state[j] = RIGHT
-                    sgn[j] = 1.0
-                else:
-                    k -= 1
-                    continue
-                changed_at[j] = lam
-                if valid:
-                    _factor_remove(L, m, k, x)
-                _elbow_remove(E, pos, KE, yE, m, k)
-                m -= 1
-                k -= 1
+            m = kept
             ev_kind = EV_PUSHED
         if singular:
             n_singular += 1
-        # ---- dh/dλ for every point
-        _slopes(K, E, m, c, b0, g)
-        # ---- candidate events below λ and the KKT record at λ
-        _candidates_outside(lam, sgn, y, h, g, changed_at, cand, vbuf)
-        viol = 0.0
-        inv = 1.0 / lam
-        lo = lam * (1 - 1e-8)
-        hi = lam * (1 + 1e-12)
-        for k in range(m):
-            i = E[k]
-            ai = alpha[i]
-            viol = max(viol, abs(y[i] * h[i] - lam) * inv)
-            bi = y[i] * c[k]
-            ci = -np.inf
-            if bi < 0:
-                ci = lam + (1.0 - ai) / bi
-            elif bi > 0:
-                ci = lam - ai / bi
-            if ci > lam:
-                ci = lam
-            if ci >= lo and changed_at[i] <= hi:
-                ci = -np.inf
-            cand[i] = ci
-        lam_next, viol_out, sy = _reduce(cand, vbuf, y, alpha)
-        _copy_row(alpha, rec_alpha, n_rec)
-        viol = max(viol, viol_out * inv)
-        rec_lam[n_rec] = lam
-        rec_alpha0[n_rec] = alpha0
-        rec_esz[n_rec] = m
-        rec_kkt[n_rec] = max(viol, abs(sy) / max(1.0, l))
-        rec_sing[n_rec] = singular
-        rec_ev_kind[n_rec] = ev_kind
-        rec_ev_first[n_rec] = ev_first
-        rec_ev_count[n_rec] = ev_count
+        _slopes(K, E, m, c, b0, g)                         # dh/dλ for every point
+        lam_next, kkt = _next_breakpoint(lam, sgn, y, h, g, alpha, E, m, c, changed_at, cand, vbuf)
+        _store_record(records, n_rec, lam, alpha, alpha0, m, kkt, singular, ev_kind, ev_first, ev_count)
         n_rec += 1
         if not np.isfinite(lam_next) or lam_next <= 0:
-            for i in range(l):
-                tail[i] = 0.0
-            for k in range(m):
-                tail[E[k]] = y[E[k]] * c[k]
-            tail_b0 = b0
-            return EXIT_NO_EVENT, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count, tail_b0
+            tail_b0 = _tail_slopes(y, E, m, c, b0, tail)
+            return Exit(EXIT_NO_EVENT, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count,
+                        tail_b0)
         stop_here = False
         if lambda_stop > 0 and lam_next <= lambda_stop:
             lam_next = lambda_stop
@@ -545,12 +483,7 @@ def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, m
             lam_next = floor
             stop_here = True
         step = lam_next - lam
-        for k in range(m):
-            j = E[k]
-            a = alpha[j] + step * y[j] * c[k]
-            alpha[j] = min(1.0, max(0.0, a))
-        for i in range(l):
-            h[i] += step * g[i]
+        _move(alpha, h, g, y, c, E, m, step)
         alpha0 += step * b0
         lam = lam_next
         n_events += 1
@@ -559,75 +492,282 @@ def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, m
             ev_first = -1
             ev_count = 0
             continue
-        # ---- apply every event within the tie tolerance
-        threshold = lam_next - 1e-8 * lam_next
-        ev_count = 0
-        ev_first = -1
-        n_hits = 0
-        for i in range(l):
-            if cand[i] >= threshold:
-                hits[n_hits] = i
-                n_hits += 1
-        n_enter = 0
-        for q in range(n_hits):
-            if state[hits[q]] != ELBOW:
-                n_enter += 1
-        if m + n_enter > KE.shape[0]:
-            # (grown here, outside the loops: no reference counting per point)
-            fcap = KE.shape[0]
-            while fcap < m + n_enter:
-                fcap = min(l, 2 * fcap)
-            KE = _grow(KE, fcap)
-            L = _grow(L, fcap)
-        for q in range(n_hits):
-            i = hits[q]
-            if state[i] == ELBOW:
-                if alpha[i] >= 0.5:
-                    alpha[i] = 1.0
-                    state[i] = LEFT
-                    sgn[i] = -1.0
-                    n_left += 1
-                    kind = EV_E_TO_L
-                else:
-                    alpha[i] = 0.0
-                    state[i] = RIGHT
-                    sgn[i] = 1.0
-                    kind = EV_E_TO_R
-                k = pos[i]
-                if valid:
-                    _factor_remove(L, m, k, x)
-                _elbow_remove(E, pos, KE, yE, m, k)
-                m -= 1
-            else:
-                if state[i] == LEFT:
-                    kind = EV_L_TO_E
-                    n_left -= 1
-                else:
-                    kind = EV_R_TO_E
-                state[i] = ELBOW
-                sgn[i] = 0.0
-                E[m] = i
-                pos[i] = m
-                yE[m] = y[i]
-                for b in range(m):
-                    t = K[i, E[b]]
-                    KE[m, b] = t
-                    KE[b, m] = t
-                KE[m, m] = K[i, i]
-                if valid:
-                    valid = _factor_append(KE, L, m)
-                m += 1
-            changed_at[i] = lam
-            if ev_count == 0:
-                ev_first = i
-                ev_kind = kind
-            ev_count += 1
+        m, n_left, valid, KE, L, ev_kind, ev_first, ev_count = _apply_events(
+            K, y, cand, lam_next - 1e-8 * lam_next, hits, alpha, state, sgn, changed_at, lam, E, pos, KE, L, yE, x,
+            m, n_left, valid, ev_kind)
         if n_events % refresh == 0:
             _refresh(K, y, alpha, alpha0, h)
             valid = False
         # merge zero-length steps: the breakpoints stay strictly decreasing
-        if n_rec > 0 and lam >= rec_lam[n_rec - 1] * (1 - 1e-13):
+        if n_rec > 0 and lam >= records.lam[n_rec - 1] * (1 - 1e-13):
             n_rec -= 1
+
+
+@njit(cache=True)
+def _open_elbow(K, y, state, E, pos, yE, sgn):  # pragma: no cover - compiled
+    """The elbow of ``state`` as :func:`follow` keeps it: its points in ``E[:m]`` (``pos[i]`` their
+    places), ``y_E`` in ``yE[:m]``, ``sgn`` (+1 on R, -1 on L, 0 on E), and ``K_EE`` in the top-left
+    of a square buffer of side ``min(l, 64)`` doubled until it holds the elbow, with a buffer of the
+    same side for its Cholesky factor. Returns ``(m, n_left, KE, L)``."""
+    l = y.size
+    m = 0
+    n_left = 0
+    for i in range(l):
+        sgn[i] = 1.0 - state[i]
+        if state[i] == ELBOW:
+            E[m] = i
+            pos[i] = m
+            m += 1
+        elif state[i] == LEFT:
+            n_left += 1
+    side = min(l, 64)
+    while side < m:
+        side = min(l, 2 * side)
+    KE = np.empty((side, side))
+    L = np.empty((side, side))
+    for a in range(m):
+        yE[a] = y[E[a]]
+        for b in range(m):
+            KE[a, b] = K[E[a], E[b]]
+    return m, n_left, KE, L
+
+
+@njit(cache=True)
+def _exit_code(lam, floor, lambda_stop, m, n_left, n_events, max_events, n_rec, capacity):  # pragma: no cover
+    """Why :func:`follow` must return to Python at λ = ``lam`` (an ``EXIT_*`` code), or -1 to go on:
+    the numerical floor, ``lambda_stop`` (when positive), an empty elbow, an empty left set (the
+    path is linear from here), ``max_events`` events, or full record buffers, in this order."""
+    if lam <= floor * (1 + 1e-12):
+        return EXIT_FLOOR
+    if lambda_stop > 0 and lam <= lambda_stop * (1 + 1e-12):
+        return EXIT_STOP
+    if m == 0:
+        return EXIT_EMPTY
+    if n_left == 0:
+        return EXIT_LEFT_EMPTY
+    if n_events >= max_events:
+        return EXIT_MAXITER
+    if n_rec >= capacity:
+        return EXIT_GROW
+    return -1
+
+
+@njit(cache=True)
+def _solve_elbow(K, y, KE, L, E, m, yE, c, u, v, ridge, valid):  # pragma: no cover - compiled
+    """eq. (23) per unit λ, ``K_EE c + b₀ 1 = y_E``, ``1ᵀ c = 0``, into ``c[:m]``, from the Cholesky
+    factor ``L`` of ``K_EE`` (built from scratch unless ``valid``). The residual is checked: a failed
+    check refactorises once from scratch, and a system still singular is solved by the ridge step
+    of :func:`_direction` (the factor is then invalid). Returns ``(b0, singular, valid)``."""
+    b0 = 0.0
+    sing = True
+    dmax = 0.0
+    for a in range(m):
+        dmax = max(dmax, KE[a, a])
+    if not valid:
+        valid = _factor_from_scratch(KE, L, m)
+    if valid:
+        b0 = _factor_solve(L, m, yE, c, u, v)
+        res = _residual(KE, m, yE, c, b0)
+        if np.isfinite(res) and res * max(1.0, dmax) <= 1e-7:
+            sing = False
+        else:
+            # drift of the updated factor: refactorise once from scratch
+            valid = _factor_from_scratch(KE, L, m)
+            if valid:
+                b0 = _factor_solve(L, m, yE, c, u, v)
+                res = _residual(KE, m, yE, c, b0)
+                if np.isfinite(res) and res * max(1.0, dmax) <= 1e-7:
+                    sing = False
+                else:
+                    valid = False
+    if sing:
+        # singular elbow system: the ridge step of ``_direction`` (factor rebuilt later)
+        valid = False
+        cr, b0, sing = _direction(K, y, E[:m].copy(), ridge)
+        for a in range(m):
+            c[a] = cr[a]
+    return b0, sing, valid
+
+
+@njit(cache=True)
+def _push_out_entrants(alpha, y, c, E, pos, KE, L, yE, x, state, sgn, changed_at, lam, m, n_left,
+                       valid):  # pragma: no cover - compiled
+    """The drop-out of eq. (23): an elbow point at α = 1 whose ``dα/dλ = y c`` is negative (at α = 0:
+    positive) would leave ``[0, 1]`` at once; unless none or all of them would, each goes back to L
+    (R) and leaves the elbow list, ``K_EE`` and, when ``valid``, its factor (walking the list from
+    its end, so that ``c`` stays aligned with the places not yet visited). Returns ``(m, n_left)``:
+    ``m`` unchanged when nothing moved."""
+    n_wrong = 0
+    for k in range(m):
+        j = E[k]
+        bj = y[j] * c[k]
+        if (alpha[j] >= 1.0 and bj < -1e-12) or (alpha[j] <= 0.0 and bj > 1e-12):
+            n_wrong += 1
+    if n_wrong == 0 or n_wrong == m:
+        return m, n_left
+    k = m - 1
+    while k >= 0:
+        j = E[k]
+        bj = y[j] * c[k]
+        if alpha[j] >= 1.0 and bj < -1e-12:
+            state[j] = LEFT
+            sgn[j] = -1.0
+            n_left += 1
+        elif alpha[j] <= 0.0 and bj > 1e-12:
+            state[j] = RIGHT
+            sgn[j] = 1.0
+        else:
+            k -= 1
+            continue
+        changed_at[j] = lam
+        if valid:
+            _factor_remove(L, m, k, x)
+        _elbow_remove(E, pos, KE, yE, m, k)
+        m -= 1
+        k -= 1
+    return m, n_left
+
+
+@njit(cache=True, error_model="numpy")
+def _next_breakpoint(lam, sgn, y, h, g, alpha, E, m, c, changed_at, cand, vbuf):  # pragma: no cover - compiled
+    """The next breakpoint below ``lam`` and the KKT violation at ``lam``, in one pass over the points.
+
+    ``cand`` gets the λ at which each point changes set on this segment (``-inf``: never): for the
+    points outside the elbow :func:`_candidates_outside`, for an elbow point where its α, moving at
+    ``dα/dλ = y c``, reaches 1 or 0 (capped at ``lam``; not again at once for a point that just
+    changed set). Returns ``(max cand, largest KKT violation in margin units)``, the violation
+    including the equality ``Σ y α = 0`` (:func:`_reduce`).
+    """
+    l = y.size
+    _candidates_outside(lam, sgn, y, h, g, changed_at, cand, vbuf)
+    viol = 0.0
+    inv = 1.0 / lam
+    lo = lam * (1 - 1e-8)
+    hi = lam * (1 + 1e-12)
+    for k in range(m):
+        i = E[k]
+        ai = alpha[i]
+        viol = max(viol, abs(y[i] * h[i] - lam) * inv)
+        bi = y[i] * c[k]
+        ci = -np.inf
+        if bi < 0:
+            ci = lam + (1.0 - ai) / bi
+        elif bi > 0:
+            ci = lam - ai / bi
+        if ci > lam:
+            ci = lam
+        if ci >= lo and changed_at[i] <= hi:
+            ci = -np.inf
+        cand[i] = ci
+    lam_next, viol_out, sy = _reduce(cand, vbuf, y, alpha)
+    viol = max(viol, viol_out * inv)
+    return lam_next, max(viol, abs(sy) / max(1.0, l))
+
+
+@njit(cache=True)
+def _tail_slopes(y, E, m, c, b0, tail):  # pragma: no cover - compiled
+    """``dα/dλ`` of the last segment (no further event) into ``tail``: ``y_E c`` on the elbow, 0
+    elsewhere; returns ``dα₀/dλ = b₀``."""
+    for i in range(y.size):
+        tail[i] = 0.0
+    for k in range(m):
+        tail[E[k]] = y[E[k]] * c[k]
+    return b0
+
+
+@njit(cache=True)
+def _move(alpha, h, g, y, c, E, m, step):  # pragma: no cover - compiled
+    """Move along the segment by ``step`` (= λ_next - λ): ``α_E += step y_E c`` (clipped to
+    ``[0, 1]``) and ``h += step g``, in place."""
+    for k in range(m):
+        j = E[k]
+        a = alpha[j] + step * y[j] * c[k]
+        alpha[j] = min(1.0, max(0.0, a))
+    for i in range(y.size):
+        h[i] += step * g[i]
+
+
+@njit(cache=True)
+def _apply_events(K, y, cand, threshold, hits, alpha, state, sgn, changed_at, lam, E, pos, KE, L, yE, x, m, n_left,
+                  valid, ev_kind):  # pragma: no cover - compiled
+    """Every event at the breakpoint ``lam``: the points whose candidate is at least ``threshold``
+    (ties processed together). An elbow point leaves to L with α = 1 or to R with α = 0, whichever
+    bound is nearer (its place removed from ``E``, ``K_EE`` and the factor by a downdate); a point of
+    L or R enters (``K_EE`` gains a row and column, the factor a row, the buffers doubling when
+    full). Returns ``(m, n_left, valid, KE, L, event kind, first point, count)``; the kind is
+    ``ev_kind`` unchanged when no point moved."""
+    l = y.size
+    n_hits = 0
+    n_enter = 0
+    for i in range(l):
+        if cand[i] >= threshold:
+            hits[n_hits] = i
+            n_hits += 1
+    for q in range(n_hits):
+        if state[hits[q]] != ELBOW:
+            n_enter += 1
+    if m + n_enter > KE.shape[0]:
+        # (grown here, outside the loops: no reference counting per point)
+        side = KE.shape[0]
+        while side < m + n_enter:
+            side = min(l, 2 * side)
+        KE = _grow(KE, side)
+        L = _grow(L, side)
+    ev_first = -1
+    ev_count = 0
+    for q in range(n_hits):
+        i = hits[q]
+        if state[i] == ELBOW:
+            if alpha[i] >= 0.5:
+                alpha[i] = 1.0
+                state[i] = LEFT
+                sgn[i] = -1.0
+                n_left += 1
+                kind = EV_E_TO_L
+            else:
+                alpha[i] = 0.0
+                state[i] = RIGHT
+                sgn[i] = 1.0
+                kind = EV_E_TO_R
+            k = pos[i]
+            if valid:
+                _factor_remove(L, m, k, x)
+            _elbow_remove(E, pos, KE, yE, m, k)
+            m -= 1
+        else:
+            if state[i] == LEFT:
+                kind = EV_L_TO_E
+                n_left -= 1
+            else:
+                kind = EV_R_TO_E
+            state[i] = ELBOW
+            sgn[i] = 0.0
+            valid = _elbow_append(K, y, i, E, pos, KE, L, yE, m, valid)
+            m += 1
+        changed_at[i] = lam
+        if ev_count == 0:
+            ev_first = i
+            ev_kind = kind
+        ev_count += 1
+    return m, n_left, valid, KE, L, ev_kind, ev_first, ev_count
+
+
+@njit(cache=True)
+def _elbow_append(K, y, i, E, pos, KE, L, yE, m, valid):  # pragma: no cover - compiled
+    """Point ``i`` enters the elbow at place ``m``: ``E``, ``pos``, ``y_E``, a row and column of
+    ``K_EE`` and, when ``valid``, a row of its factor (:func:`_factor_append`). Returns whether the
+    factor is still valid (False on a non-positive pivot)."""
+    E[m] = i
+    pos[i] = m
+    yE[m] = y[i]
+    for b in range(m):
+        t = K[i, E[b]]
+        KE[m, b] = t
+        KE[b, m] = t
+    KE[m, m] = K[i, i]
+    if valid:
+        valid = _factor_append(KE, L, m)
+    return valid
 
 
 @njit(cache=True)
