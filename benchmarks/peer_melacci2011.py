@@ -126,6 +126,10 @@ def compare():
         same = int(np.isclose(g["value_ours"], g["value_peer"], atol=1e-6).sum())
         print(f"{task:<34}{method:<46}{metric:<16}{g['value_ours'].mean():>8.2f}{g['value_peer'].mean():>9.2f}"
               f"{pub_s:>16}{same:>4}/{len(g)}")
+    equal = np.isclose(both["value_ours"], both["value_peer"], atol=1e-6)
+    rows = both.assign(equal=equal).groupby(["task", "method", "metric"], sort=False)["equal"].all()
+    print(f"{len(rows)} rows (task, method, metric): {int(rows.sum())} identical on every split; "
+          f"{int(equal.sum())} of {len(both)} per-split values identical (to 1e-6)")
 
 
 def main(argv=None):
