@@ -17,7 +17,9 @@ The labelled points with ``m_i > 0`` are the *error vectors* ``E`` (all labelled
 from __future__ import annotations
 
 
+import dataclasses
 import math
+from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg as sla
@@ -497,18 +499,19 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
     from ``d_t = -∇̂_t + ρ d_{t-1}`` as ``K d_t = -K ∇̂_t + ρ K d_{t-1}``, and ``f`` is updated as
     ``f ← f + s (K d_α + d_b)``. ``L`` enters through one sparse product ``L f_d`` per iteration.
     Everything else is O(n) and runs in compiled loops (:func:`_step_loop`, :func:`_direction_loop`)
-    on preallocated state, so that an iteration costs little more than its product with K, which
-    reads only the upper triangle of the symmetric K (:func:`symmetric_product`).
+    on preallocated state (:func:`_pcg_start`), so that an iteration costs little more than its
+    product with K, which reads only the upper triangle of the symmetric K (:func:`symmetric_product`).
+    After each iteration the goal conditions are checked in order: a non-finite objective
+    (breakdown), the early-stopping rules and the callback (:func:`_watch`), then optimality
+    (:func:`_converged`).
 
     ``validation`` is ``(K_V, target)`` with ``K_V`` of shape ``(|V|, n)``; ``unlabeled_truth`` the
     true decisions on U (history only). ``intercept=False`` fixes ``b = 0``: the bias component of
     every gradient is zeroed, so ``p_b = d_b = 0`` (the iteration runs in the α-subspace).
     ``product_threads``: BLAS threads for the products by K alone (:func:`symmetric_product`).
     ``switch``: ``(t_s, make_coarse)``: without ``coarse``, after ``t_s`` iterations that did not stop,
-    the coarse correction ``make_coarse()`` is added to the preconditioner from then on (the
-    direction restarts on the new preconditioned gradient; rules of the default period check from
-    then on as with the two-level preconditioner, every ``√(k+1) / 2`` iterations, k the coarse
-    rank); ``raw["switched_at"]`` is then ``t_s + 1``.
+    the coarse correction ``make_coarse()`` is added to the preconditioner from then on
+    (:func:`_switch_preconditioner`); ``raw["switched_at"]`` is then ``t_s + 1``.
     Returns a dict of raw results for the public wrapper.
     """
     n, C = K.shape[0], Y.shape[1]
@@ -522,81 +525,33 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
     def matmul(A):
         return product(A, np.empty((n, A.shape[1]), dtype=K.dtype))
     # all state in two preallocated arrays, updated in place by the compiled loops
-    W = np.zeros((9, n, C))
-    S = np.zeros((8, C))
-    alpha, f, Lf, d_a, Kd, g_a = W[_ALPHA], W[_F], W[_LF], W[_DA], W[_KD], W[_GA]
-    fd, Lfd = W[_FD], W[_LFD]
+    W, S, n_products, cold = _pcg_start(n, C, alpha0, b0, matmul, L)
+    alpha, f, Lf, Kd, g_a, fd, Lfd = W[_ALPHA], W[_F], W[_LF], W[_KD], W[_GA], W[_FD], W[_LFD]
     b = S[_B]
-    if alpha0 is not None:
-        alpha[:] = np.asarray(alpha0, dtype=float).reshape(n, C)
-    if b0 is not None:
-        b[:] = np.asarray(b0, dtype=float).reshape(C)
-    n_products = 0
-    cold = not (np.any(alpha) or np.any(b))                # z = 0: f = 0 and L f = 0
-    if np.any(alpha):
-        f[:] = np.asarray(matmul(alpha), dtype=float) + b
-        n_products += 1
-    else:
-        f[:] = b
-    if not cold:
-        Lf[:] = L @ f
-    # L f_d inside the compiled step when L is sparse (any scipy format, read as CSR once)
-    csr = sp.issparse(L)
-    if csr:
-        Lc = L.tocsr()
-        Ldata = np.ascontiguousarray(Lc.data, dtype=np.float64)
-        Lindices, Lindptr = Lc.indices, Lc.indptr
-    else:
-        Ldata, Lindices, Lindptr = np.zeros(0), np.zeros(0, dtype=np.int32), np.zeros(1, dtype=np.int32)
+    csr, Ldata, Lindices, Lindptr = _csr_arrays(L)
     # the product by K, in place and in K's precision: the gradient loops also write ∇̂_α into
     # g_low (g_a itself for float64; rounded to float32 for a float32 kernel, as astype does), and
     # the direction loop reads K ∇̂_α back in float64
     g_low = g_a if dtype == np.float64 else np.empty((n, C), dtype=dtype)
     Kg = np.empty((n, C), dtype=np.result_type(K.dtype, g_low.dtype))
-
-    def product_Kg():
-        product(g_low, Kg)
-
-    # the preconditioned gradient p: the paper's p = ∇̂ (P = diag(1, K)), plus the coarse
-    # correction of the two-level preconditioner when ``coarse`` is given (see TwoLevel)
     Kp_coarse = None if coarse is None else np.empty((n, C))
-
-    def precondition():
-        if coarse is None:
-            S[_PB] = S[_GB]
-            return Kg
-        correction = coarse.solve(S[_GB], Kg, f[:l], Y)       # (k+1, C): [c_b; c_β]
-        S[_PB] = S[_GB] + correction[0]
-        g_a[coarse.index] += coarse.T @ correction[1:]          # p_α = ∇̂_α + S_Z T c_β
-        np.add(Kg, coarse.Phi @ correction[1:], out=Kp_coarse)  # K p_α = K ∇̂_α + K_XZ T c_β
-        return Kp_coarse
-
     # iteration 0: ∇̂, K ∇̂, and d = -∇̂ (the direction loop with ρ = 0, as S[_DENOM_OLD] = 0 and
     # d = 0 so far), which also gives the objective and the norms at the starting point
     rec = np.zeros(6)
     kern.gradient(W, S, Y, gamma_A, gamma_I, hinge, g_low)
     if not intercept:
         S[_GB] = 0.0
-    product_Kg()
+    product(g_low, Kg)
     n_products += 1
-    Kp = precondition()
+    Kp = _precondition(W, S, Kg, Y, coarse, Kp_coarse)
     kern.direction(W, S, Kg, Kp, Y, gamma_A, gamma_I, hinge, rec)
     obj0, *gnorm0 = rec[:4].tolist()
-    # scale of the optimality test: ||∇|| at z = 0, [-1ᵀy, -K J_Lᵀ y], so that tol means the same
-    # for cold and warm starts (a cold start has just computed it)
-    if cold:
-        grad_zero = gnorm0[0]
-    else:
-        grad_zero = np.sqrt((np.sum(Y.sum(axis=0) ** 2) if intercept else 0.0)
-                            + np.sum(np.asarray(K[:, :l] @ Y.astype(K.dtype), dtype=float) ** 2))
+    grad_zero = gnorm0[0] if cold else _gradient_at_zero(K, Y, intercept)
     # history: one tuple per iteration (objective, ||∇||, ||∇̂||, sqrt(∇̂ᵀ∇), mean step, line-search
     # pieces so far, restarts), turned into arrays at the end
     hist = [(obj0, gnorm0[0], gnorm0[1], gnorm0[2], 0.0, 0, 0)]
-    checks = {k: [] for k in ("iteration", "rule", "value", "threshold", "stop", "error_U", "error_V")}
-    for mon in monitors:                                   # classic rules: normalise by iteration 0
-        if hasattr(mon.rule, "start"):
-            mon.rule.start(mon, {"gradient": gnorm0[0], "preconditioned_gradient": gnorm0[1],
-                                 "mixed_product": gnorm0[2]}[mon.rule.name])
+    watch = _watchers(monitors, gnorm0, callback, validation, unlabeled_truth)
+    watching = bool(watch.monitors) or callback is not None
     status, detail, stop_event = MAX_ITER, None, None
     n_ls = 0
     t = 0
@@ -608,7 +563,6 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
         max_iter_eff = max_iter
     m_buf, q_buf = np.empty(l), np.empty(l)
     tol_abs = tol * grad_zero
-    monitor_due = [mon.due for mon in monitors]
     step_kernel, gradient_kernel, direction_kernel = kern.step, kern.gradient, kern.direction
     for t in range(1, max_iter_eff + 1):
         # 1-2. exact line search along d, column by column, and the move z ← z + s d with f and
@@ -629,72 +583,204 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
             gradient_kernel(W, S, Y, gamma_A, gamma_I, hinge, g_low)
         if not intercept:
             S[_GB] = 0.0
-        product_Kg()
+        product(g_low, Kg)
         n_products += 1
         if switch is not None and coarse is None and t == switch[0] + 1:
-            coarse = switch[1]()                           # the two-level preconditioner from here on:
-            Kp_coarse = np.empty((n, C))                   # precondition() reads both; ρ = 0 restarts
-            S[_DENOM_OLD] = 0.0                            # the direction on the new preconditioned gradient
+            coarse, Kp_coarse = _switch_preconditioner(switch[1], monitors, S, n)
             switched_at = t
-            for mon in monitors:                           # rules of the default period: the two-level one's
-                if getattr(mon.rule, "period", 0) is None:
-                    mon.period = default_period(coarse.rule_samples)
         # 4. Polak-Ribière with automatic restart, descent safeguard; norms and objective
-        Kp = precondition()
+        Kp = _precondition(W, S, Kg, Y, coarse, Kp_coarse)
         direction_kernel(W, S, Kg, Kp, Y, gamma_A, gamma_I, hinge, rec)
         obj, grad_norm, pgrad_norm, mixed, restarts, step = rec.tolist()
         hist.append((obj, grad_norm, pgrad_norm, mixed, step, n_ls, int(restarts)))
+        # 5. goal conditions: breakdown, early-stopping rules and the callback (when there are any), optimality
         if not math.isfinite(obj):
             status, detail = BREAKDOWN, (f"the objective became {obj} at iteration {t} (overflow or a kernel "
                                          "that is not positive semi-definite)")
             break
-        # 5. goal conditions: early-stopping rules first (built only when one is due), then the
-        # callback, then optimality
-        if monitors and any(due(t) for due in monitor_due):
-            progress = Progress(
-                t, objective=obj, grad_norm=grad_norm, pgrad_norm=pgrad_norm,
-                mixed_product=mixed, decisions=lambda: decisions_of(f[l:]),
-                validation_error=(None if validation is None else
-                                  (lambda: _errors(validation[0] @ alpha + b, validation[1]))))
-            fired = run_monitors(monitors, progress, checks,
-                                 error_U=None if unlabeled_truth is None else (lambda: _errors(f[l:], unlabeled_truth)),
-                                 with_validation=validation is not None)
-            if fired is not None:
-                stop_event, status, detail = fired
-                break
-        # the callback sees every iteration (as in scipy.optimize: before the goal conditions)
-        if callback is not None:
-            report = _pcg_report(t, alpha, b, f, l, obj, grad_norm, pgrad_norm, mixed, step, validation)
-            stop = run_callback(callback, report, f"iteration {t}")
-            if stop is not None:
-                status, detail, stop_event = stop.status, stop.detail, stop.event
-                break
-        if grad_norm <= tol_abs:
-            status, detail = CONVERGED, f"||grad|| / ||grad(0)|| = {grad_norm / grad_zero:.3g} <= tol = {tol:g}"
-            break
-        if t > STALL_WINDOW and hist[-STALL_WINDOW - 1][0] - obj <= 8 * _EPS * abs(obj):
-            status, detail = CONVERGED, (f"the objective did not decrease over {STALL_WINDOW} iterations (round-off "
-                                         f"level; ||grad|| / ||grad(0)|| = {grad_norm / grad_zero:.3g}, tol = {tol:g})")
+        stop = _watch(watch, t, obj, grad_norm, pgrad_norm, mixed, step, alpha, b, f, l) if watching else None
+        if stop is None:
+            stop = _converged(t, obj, grad_norm, hist, tol, tol_abs, grad_zero)
+        if stop is not None:
+            status, detail, stop_event = stop
             break
     else:
         if status == MAX_ITER:
             status, detail = MAX_ITER, (f"max_iter={max_iter} iterations, ||grad|| / ||grad(0)|| = "
                                         f"{hist[-1][1] / grad_zero:.3g} > tol = {tol:g}")
-    # final f from scratch so that the reported objective is eq. (7) at the returned (α, b)
+    alpha, b, f, obj = _final_point(alpha, b, matmul, L, Y, gamma_A, gamma_I, hinge)
+    n_products += 1
+    return dict(alpha=alpha, b=b, objective=obj, f=f, n_iter=t if max_iter_eff else 0,
+                n_line_search=int(n_ls), status=status, detail=detail, stop_event=stop_event,
+                history=_pcg_history(hist, watch.checks), n_kernel_products=n_products, fallbacks=(),
+                max_iter=max_iter, switched_at=switched_at, coarse=coarse)
+
+
+class _PcgStart(NamedTuple):
+    """PCG's preallocated state at the start (:func:`_pcg_start`): the planes ``W`` (``_ALPHA``,
+    ``_F``, ...; each ``(n, C)``) and rows ``S`` (``_B``, ``_GB``, ...; each ``(C,)``), the products
+    by K spent so far, and whether the start is ``z = 0``."""
+
+    W: np.ndarray
+    S: np.ndarray
+    n_products: int
+    cold: bool
+
+
+def _pcg_start(n, C, alpha0, b0, matmul, L):
+    """PCG's state, every plane and row zero but ``z₀ = [b₀, α₀]`` (when given), ``f = K α₀ + b₀``
+    and ``L f`` (one product by K unless ``α₀ = 0``; none of ``L`` for a cold start, where
+    ``f = 0``). Returns a :class:`_PcgStart`."""
+    W = np.zeros((9, n, C))
+    S = np.zeros((8, C))
+    alpha, f, Lf, b = W[_ALPHA], W[_F], W[_LF], S[_B]
+    if alpha0 is not None:
+        alpha[:] = np.asarray(alpha0, dtype=float).reshape(n, C)
+    if b0 is not None:
+        b[:] = np.asarray(b0, dtype=float).reshape(C)
+    n_products = 0
+    cold = not (np.any(alpha) or np.any(b))                # z = 0: f = 0 and L f = 0
+    if np.any(alpha):
+        f[:] = np.asarray(matmul(alpha), dtype=float) + b
+        n_products += 1
+    else:
+        f[:] = b
+    if not cold:
+        Lf[:] = L @ f
+    return _PcgStart(W, S, n_products, cold)
+
+
+def _csr_arrays(L):
+    """``(csr, data, indices, indptr)``: for a sparse ``L`` (any scipy format, read as CSR once) its
+    CSR arrays, so that the compiled step forms ``L f_d`` itself; otherwise ``csr`` is False and
+    the arrays are empty (the caller forms ``L f_d``)."""
+    if sp.issparse(L):
+        Lc = L.tocsr()
+        return True, np.ascontiguousarray(Lc.data, dtype=np.float64), Lc.indices, Lc.indptr
+    return False, np.zeros(0), np.zeros(0, dtype=np.int32), np.zeros(1, dtype=np.int32)
+
+
+def _gradient_at_zero(K, Y, intercept):
+    """``||∇||`` at ``z = 0``, ``[-1ᵀy, -K J_Lᵀ y]`` (no bias part without intercept): the scale of
+    PCG's optimality test, so that ``tol`` means the same for cold and warm starts."""
+    l = Y.shape[0]
+    return np.sqrt((np.sum(Y.sum(axis=0) ** 2) if intercept else 0.0)
+                   + np.sum(np.asarray(K[:, :l] @ Y.astype(K.dtype), dtype=float) ** 2))
+
+
+def _precondition(W, S, Kg, Y, coarse, Kp_coarse):
+    """The preconditioned gradient ``p`` and ``K p_α``: the paper's ``p = ∇̂`` (``P = diag(1, K)``,
+    ``K p_α = K ∇̂_α`` is ``Kg``), plus the coarse correction of the two-level preconditioner when
+    ``coarse`` is given (see ``TwoLevel``), ``p_α = ∇̂_α + S_Z T c_β`` in the ``_GA`` plane and
+    ``K p_α = K ∇̂_α + K_XZ T c_β`` in ``Kp_coarse``. ``p_b`` goes to the ``_PB`` row; returns ``K p_α``."""
+    if coarse is None:
+        S[_PB] = S[_GB]
+        return Kg
+    l = Y.shape[0]
+    correction = coarse.solve(S[_GB], Kg, W[_F][:l], Y)      # (k+1, C): [c_b; c_β]
+    S[_PB] = S[_GB] + correction[0]
+    W[_GA][coarse.index] += coarse.T @ correction[1:]
+    np.add(Kg, coarse.Phi @ correction[1:], out=Kp_coarse)
+    return Kp_coarse
+
+
+def _switch_preconditioner(make_coarse, monitors, S, n):
+    """Add the coarse correction ``make_coarse()`` to the preconditioner from this iteration on: the
+    direction restarts on the new preconditioned gradient (``ρ = 0``), and rules of the default
+    period check from then on as with the two-level preconditioner, every ``√(k+1) / 2`` iterations
+    (k the coarse rank). Returns the coarse space and the buffer for ``K p_α``."""
+    coarse = make_coarse()
+    S[_DENOM_OLD] = 0.0
+    for mon in monitors:
+        if getattr(mon.rule, "period", 0) is None:
+            mon.period = default_period(coarse.rule_samples)
+    return coarse, np.empty((n, S.shape[1]))
+
+
+@dataclasses.dataclass(frozen=True)
+class _Watchers:
+    """What looks at PCG's iterations besides the optimality test: the early-stopping monitors and
+    their ``due`` methods, the table of their checks (the history's ``check_*`` columns, filled in
+    place), the callback, and what the rules may read: ``validation`` ``(K_V, target)`` and the true
+    decisions on U."""
+
+    monitors: tuple
+    due: tuple
+    checks: dict
+    callback: object
+    validation: object
+    unlabeled_truth: object
+
+
+def _watchers(monitors, gnorm0, callback, validation, unlabeled_truth):
+    """The :class:`_Watchers` of a PCG run, after the classic rules (those with a ``start``) have taken
+    their scale from iteration 0: ``||∇||``, ``||∇̂||`` or ``sqrt(∇̂ᵀ∇)`` there (``gnorm0``)."""
+    for mon in monitors:
+        if hasattr(mon.rule, "start"):
+            mon.rule.start(mon, {"gradient": gnorm0[0], "preconditioned_gradient": gnorm0[1],
+                                 "mixed_product": gnorm0[2]}[mon.rule.name])
+    return _Watchers(tuple(monitors), tuple(mon.due for mon in monitors),
+                     {k: [] for k in ("iteration", "rule", "value", "threshold", "stop", "error_U", "error_V")},
+                     callback, validation, unlabeled_truth)
+
+
+def _watch(watch, t, obj, grad_norm, pgrad_norm, mixed, step, alpha, b, f, l):
+    """The early-stopping rules due at iteration ``t`` (their :class:`~toolkit.early_stopping.Progress`
+    built only then, decisions and errors computed on access), then the callback, which sees every
+    iteration (as in scipy.optimize: before the optimality test). Returns ``(status, detail,
+    stop_event)`` when one of them stops the solver, else None."""
+    if watch.monitors and any(due(t) for due in watch.due):
+        validation, truth = watch.validation, watch.unlabeled_truth
+        progress = Progress(
+            t, objective=obj, grad_norm=grad_norm, pgrad_norm=pgrad_norm,
+            mixed_product=mixed, decisions=lambda: decisions_of(f[l:]),
+            validation_error=(None if validation is None else
+                              (lambda: _errors(validation[0] @ alpha + b, validation[1]))))
+        fired = run_monitors(watch.monitors, progress, watch.checks,
+                             error_U=None if truth is None else (lambda: _errors(f[l:], truth)),
+                             with_validation=validation is not None)
+        if fired is not None:
+            stop_event, status, detail = fired
+            return status, detail, stop_event
+    if watch.callback is not None:
+        report = _pcg_report(t, alpha, b, f, l, obj, grad_norm, pgrad_norm, mixed, step, watch.validation)
+        stop = run_callback(watch.callback, report, f"iteration {t}")
+        if stop is not None:
+            return stop.status, stop.detail, stop.event
+    return None
+
+
+def _converged(t, obj, grad_norm, hist, tol, tol_abs, grad_zero):
+    """PCG's optimality test at iteration ``t``: ``||∇|| <= tol ||∇(0)||`` (``tol_abs``), or an
+    objective that has not decreased beyond round-off (``8 ε |obj|``) over ``STALL_WINDOW``
+    iterations, where the gradient can no longer be reduced in floating point. Returns
+    ``(CONVERGED, detail, None)`` or None."""
+    if grad_norm <= tol_abs:
+        return CONVERGED, f"||grad|| / ||grad(0)|| = {grad_norm / grad_zero:.3g} <= tol = {tol:g}", None
+    if t > STALL_WINDOW and hist[-STALL_WINDOW - 1][0] - obj <= 8 * _EPS * abs(obj):
+        return CONVERGED, (f"the objective did not decrease over {STALL_WINDOW} iterations (round-off "
+                           f"level; ||grad|| / ||grad(0)|| = {grad_norm / grad_zero:.3g}, tol = {tol:g})"), None
+    return None
+
+
+def _final_point(alpha, b, matmul, L, Y, gamma_A, gamma_I, hinge):
+    """The point PCG returns: copies of ``(α, b)``, ``f = K α + b`` recomputed from scratch (one
+    product by K) and the objective of eq. (7) there, per column, so that the reported objective
+    is that of the returned point and not of the recursively updated ``f``."""
     alpha, b = alpha.copy(), b.copy()
     f = np.asarray(matmul(alpha), dtype=float) + b
-    Lf = L @ f
-    n_products += 1
-    obj = objective(alpha, b, f, Lf, Y, gamma_A, gamma_I, hinge)
+    return alpha, b, f, objective(alpha, b, f, L @ f, Y, gamma_A, gamma_I, hinge)
+
+
+def _pcg_history(hist, checks):
+    """PCG's ``history``: the per-iteration tuples as arrays (``objective``, ``grad_norm``,
+    ``pgrad_norm``, ``mixed_product``, ``step``, ``line_search_iters``, ``restarts``) and the
+    early-stopping checks as ``check_*`` arrays."""
     columns = list(zip(*hist))
     history = {k: np.asarray(v, dtype=dt) for k, v, dt in zip(
         ("objective", "grad_norm", "pgrad_norm", "mixed_product", "step", "line_search_iters", "restarts"),
         columns, (float, float, float, float, float, int, int))}
-    return dict(alpha=alpha, b=b, objective=obj, f=f, n_iter=t if max_iter_eff else 0,
-                n_line_search=int(n_ls), status=status, detail=detail, stop_event=stop_event,
-                history={**history, **{"check_" + k: np.asarray(v) for k, v in checks.items()}},
-                n_kernel_products=n_products, fallbacks=(), max_iter=max_iter, switched_at=switched_at,
-                coarse=coarse)
+    return {**history, **{"check_" + k: np.asarray(v) for k, v in checks.items()}}
 
 
 # ------------------------------------------------------------------------------ Newton / direct
