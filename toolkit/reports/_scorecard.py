@@ -564,7 +564,11 @@ def write_scorecard(output="reports", *, experiments=None):
     card = (card.assign(_order=np.arange(len(card))).sort_values(["splits", "_order"], ascending=[False, True])
             .drop_duplicates(key).sort_values("_order").drop(columns="_order").reset_index(drop=True))
     tested, every = _tested_misses(card, pd.concat(variants, ignore_index=True) if variants else None, splits)
-    for r in tested.itertuples(index=False):
+    # a miss tested by several variants is noted with the one that reaches it, else the closest (written last)
+    order = tested.assign(_reach=tested["variant_holds"].astype(bool),
+                          _distance=tested["variant_sd_distance"].fillna(np.inf))
+    order = order.sort_values(["_reach", "_distance"], ascending=[True, False], kind="stable")
+    for r in order.itertuples(index=False):
         hit = ((card["paper"] == r.paper) & (card["table"] == r.table) & (card["row"] == r.row)
                & (card["method"] == r.method) & (card["scenario"] == r.scenario) & (card["column"] == r.column))
         distance = f"{r.variant_sd_distance:.2f} sd" if r.variant_sd_distance == r.variant_sd_distance else \
