@@ -673,7 +673,7 @@ def _svm_path(K, y, lambda_min, max_iter, ridge, refresh, callback=None, func="s
         nonlocal records
         if n_rec >= records.lam.size:
             records = _allocate_records(2 * records.lam.size, l, records, n_rec)
-        nb._record(records, n_rec, lam, alpha, alpha0, h, y, state, False, ev)
+        nb._record(records[:9], n_rec, lam, alpha, alpha0, h, y, state, False, ev)
         records.kind[n_rec] = kind
         if bounds is not None:
             records.bounds[n_rec] = bounds
@@ -696,8 +696,8 @@ def _svm_path(K, y, lambda_min, max_iter, ridge, refresh, callback=None, func="s
                 n_rec = record()
                 break
         limit = max_iter if callback is None else min(max_iter, n_events + 1)
-        out = nb.follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, stop, limit, n_events, refresh, ridge,
-                        n_rec, ev, records, tail)
+        out = nb.Exit(*nb.follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, stop, limit, n_events,
+                                 refresh, ridge, n_rec, ev, records[:9], tail))
         n_rec, lam, alpha0, n_events = out.n_rec, out.lam, out.alpha0, out.n_events
         n_singular += out.n_singular
         ev = (out.event_kind, out.event_first, out.event_count)

@@ -31,7 +31,9 @@ class Records(NamedTuple):
     units); ``singular``: whether its elbow system was singular; ``event_kind`` (an ``EV_*`` code),
     ``event_first`` (the first point, -1 for none) and ``event_count``: the event that led to it;
     ``kind`` and ``bounds``: the segment below it (0 linear, 1 empty elbow with its four bounds on
-    α₀), written by the Python side.
+    α₀), written by the Python side. The compiled functions take the first nine as a plain tuple,
+    ``records[:9]`` (numba types a NamedTuple argument in Python, microseconds per call, and
+    :func:`follow` is called once per event when the path has a callback).
     """
 
     lam: np.ndarray
@@ -48,7 +50,8 @@ class Records(NamedTuple):
 
 
 class Exit(NamedTuple):
-    """Where :func:`follow` returned: ``code`` (an ``EXIT_*`` value), the records written so far
+    """Where :func:`follow` returned (it returns the plain tuple, ``Exit(*follow(...))`` names it):
+    ``code`` (an ``EXIT_*`` value), the records written so far
     (``n_rec``), λ and α₀ there, the events processed (``n_events``, counted over all calls), the
     segments of this call whose elbow system was singular (``n_singular``), the pending event
     (``event_kind``, ``event_first``, ``event_count``) and, for ``EXIT_NO_EVENT``, ``tail_b0``, the
@@ -156,10 +159,11 @@ def _direction(K, y, elbow, ridge):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _record(records, n, lam, alpha, alpha0, h, y, state, singular, event):  # pragma: no cover - compiled
-    """Write row ``n`` of ``records`` at the breakpoint ``lam``: α, α₀, ``|E|`` counted from
-    ``state``, the largest KKT violation recomputed from ``h = K (y α) + α₀`` (margin units, the
-    box and the equality ``Σ y α = 0`` included), ``singular`` and ``event`` (kind, first, count)."""
+def _record(buffers, n, lam, alpha, alpha0, h, y, state, singular, event):  # pragma: no cover - compiled
+    """Write row ``n`` of the record ``buffers`` (``Records[:9]``) at the breakpoint ``lam``: α, α₀,
+    ``|E|`` counted from ``state``, the largest KKT violation recomputed from ``h = K (y α) + α₀``
+    (margin units, the box and the equality ``Σ y α = 0`` included), ``singular`` and ``event``
+    (kind, first, count)."""
     l = y.size
     viol = 0.0
     esz = 0
@@ -176,24 +180,26 @@ def _record(records, n, lam, alpha, alpha0, h, y, state, singular, event):  # pr
         else:
             viol = max(viol, -d)
         viol = max(viol, -alpha[i], alpha[i] - 1.0)
-    _store_record(records, n, lam, alpha, alpha0, esz, max(viol, abs(sy) / max(1.0, l)), singular,
+    _store_record(buffers, n, lam, alpha, alpha0, esz, max(viol, abs(sy) / max(1.0, l)), singular,
                   event[0], event[1], event[2])
 
 
 @njit(cache=True)
-def _store_record(records, n, lam, alpha, alpha0, elbow_size, kkt, singular, event_kind, event_first,
+def _store_record(buffers, n, lam, alpha, alpha0, elbow_size, kkt, singular, event_kind, event_first,
                   event_count):  # pragma: no cover - compiled
-    """Write row ``n`` of ``records`` (every buffer but the segment's ``kind`` and ``bounds``)."""
+    """Write row ``n`` of the record ``buffers`` (``Records[:9]``)."""
+    (rec_lam, rec_alpha, rec_alpha0, rec_elbow_size, rec_kkt, rec_singular, rec_event_kind, rec_event_first,
+     rec_event_count) = buffers
     for i in range(alpha.size):
-        records.alpha[n, i] = alpha[i]
-    records.lam[n] = lam
-    records.alpha0[n] = alpha0
-    records.elbow_size[n] = elbow_size
-    records.kkt[n] = kkt
-    records.singular[n] = singular
-    records.event_kind[n] = event_kind
-    records.event_first[n] = event_first
-    records.event_count[n] = event_count
+        rec_alpha[n, i] = alpha[i]
+    rec_lam[n] = lam
+    rec_alpha0[n] = alpha0
+    rec_elbow_size[n] = elbow_size
+    rec_kkt[n] = kkt
+    rec_singular[n] = singular
+    rec_event_kind[n] = event_kind
+    rec_event_first[n] = event_first
+    rec_event_count[n] = event_count
 
 
 # ----------------------------------------------------------------------------- incremental elbow factor
@@ -301,19 +307,6 @@ def _factor_solve(L, m, yE, c, u, v):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _residual(KE, m, yE, c, b0):  # pragma: no cover - compiled
-    res = 0.0
-    sc = 0.0
-    for a in range(m):
-        sc += c[a]
-        t = b0 - yE[a]
-        for b in range(m):
-            t += KE[a, b] * c[b]
-        res = max(res, abs(t))
-    return max(res, abs(sc))
-
-
-@njit(cache=True)
 def _refresh(K, y, alpha, alpha0, h):  # pragma: no cover - compiled
     """``h = K (y α) + α₀`` from scratch, by rows of the symmetric ``K`` over the points with α ≠ 0."""
     l = y.size
@@ -415,66 +408,67 @@ def _reduce(cand, viol, y, alpha):  # pragma: no cover - compiled
 
 @njit(cache=True, error_model="numpy")
 def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, max_events, n_events,
-           refresh, ridge, n_rec, event, records, tail):  # pragma: no cover - compiled
-    """Follow linear segments of the path from λ = ``lam`` down to the next exit; returns an :class:`Exit`.
+           refresh, ridge, n_rec, event, buffers, tail):  # pragma: no cover - compiled
+    """Follow linear segments of the path from λ = ``lam`` down to the next exit; returns the tuple of :class:`Exit`.
 
     ``alpha``, ``h = K (y α) + α₀``, ``state``, ``changed_at`` (the λ at which each point last
-    changed set), the :class:`Records` from row ``n_rec`` on and ``tail`` are updated in place;
-    ``event`` is the pending event ``(kind, first, count)`` of the next record. One pass is: the
-    exit checks (:func:`_exit_code`); eq. (23) on the elbow, re-solved while entrants that would
-    leave ``[0, 1]`` at once are pushed back out (:func:`_solve_elbow`, :func:`_push_out_entrants`);
-    ``g = dh/dλ`` (:func:`_slopes`); the next breakpoint and the record of this one
-    (:func:`_next_breakpoint`); the move down to it (:func:`_move`); and the events there
-    (:func:`_apply_events`). The elbow is kept as a list ``E`` (``pos[i]`` = place of point i in it)
-    with ``K_EE`` and its Cholesky factor, both updated when a point enters (``O(m²)`` row append)
-    or leaves (``O(m²)`` rank-one downdate of the trailing block); the direction costs ``O(m²)``,
-    its residual is checked every time, and a failed check (drift, a singular system) refactorises
-    from scratch (``_direction``: the ridge step when still singular). Per event: ``O(l m)`` for
-    ``g``, one fused pass over the points for the next event and the KKT record, ``O(l)`` updates.
+    changed set), the record ``buffers`` (``Records[:9]``) from row ``n_rec`` on and ``tail`` are
+    updated in place; ``event`` is the pending event ``(kind, first, count)`` of the next record.
+    One pass: the exit checks (:func:`_exit_code`); eq. (23) on the elbow from its Cholesky factor
+    (:func:`_factor_solve`, checked by :func:`_solved`; a failed check refactorises once from
+    scratch, then takes the ridge step, :func:`_solve_again`), solved again while entrants that
+    would leave ``[0, 1]`` at once are pushed back out (:func:`_n_leaving`,
+    :func:`_push_out_entrants`); ``g = dh/dλ`` (:func:`_slopes`); the next breakpoint and the KKT
+    violation (:func:`_candidates_outside`, :func:`_elbow_candidates`, :func:`_reduce`) and the
+    record of this one; the move down to it (:func:`_move`); and the events there
+    (:func:`_collect_hits`; leaving points, :func:`_leave_elbow`, downdate the factor, entering ones,
+    :func:`_enter_elbow`, append a row). The elbow is kept as a list ``E`` (``pos[i]`` = place of
+    point i in it) with ``K_EE`` and its factor, both updated, not recomputed (``O(m²)`` per
+    change). Per event: ``O(l m)`` for ``g``, one fused pass over the points for the next event
+    and the KKT record, ``O(l)`` updates. The per-event steps call only helpers that call nothing
+    (numba then drops the reference counting of their array arguments).
     """
     l = y.size
     n_singular = 0
     ev_kind, ev_first, ev_count = event
-    cand = np.empty(l)
-    vbuf = np.empty(l)
-    g = np.empty(l)
-    hits = np.empty(l, dtype=np.int64)
-    pos = np.full(l, -1, dtype=np.int64)
-    E = np.empty(l, dtype=np.int64)
-    yE = np.empty(l)
-    c = np.empty(l)
-    u = np.empty(l)
-    v = np.empty(l)
-    x = np.empty(l)
-    sgn = np.empty(l)                   # +1 on R, -1 on L, 0 on E
-    m, n_left, KE, L = _open_elbow(K, y, state, E, pos, yE, sgn)
+    rec_lam = buffers[0]                # the breakpoints' λ (Records.lam)
+    cand, vbuf, g, c, u, v, x, hits = _scratch(l)
+    E, pos, yE, sgn, m, n_left, KE, L = _open_elbow(K, y, state)
     valid = False                       # L holds the factor of KE[:m, :m]
     tail_b0 = 0.0
     while True:
-        code = _exit_code(lam, floor, lambda_stop, m, n_left, n_events, max_events, n_rec, records.lam.size)
+        code = _exit_code(lam, floor, lambda_stop, m, n_left, n_events, max_events, n_rec, rec_lam.size)
         if code >= 0:
-            return Exit(code, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count, tail_b0)
+            return code, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count, tail_b0
         # ---- eq. (23) with drop-out of entrants that would leave [0, 1] at once
         singular = False
         while True:
-            b0, sing, valid = _solve_elbow(K, y, KE, L, E, m, yE, c, u, v, ridge, valid)
+            if not valid:
+                valid = _factor_from_scratch(KE, L, m)
+            b0 = _factor_solve(L, m, yE, c, u, v) if valid else 0.0
+            sing = not (valid and _solved(KE, m, yE, c, b0))
+            if sing:                                       # drift of the updated factor, or singular
+                b0, sing, valid = _solve_again(K, y, KE, L, E, m, yE, c, u, v, ridge, valid)
             singular = singular or sing
-            kept, n_left = _push_out_entrants(alpha, y, c, E, pos, KE, L, yE, x, state, sgn, changed_at, lam, m,
-                                              n_left, valid)
-            if kept == m:
+            n_out = _n_leaving(alpha, y, c, E, m)
+            if n_out == 0 or n_out == m:
                 break
-            m = kept
+            m, n_left = _push_out_entrants(alpha, y, c, E, pos, KE, L, yE, x, state, sgn, changed_at, lam, m,
+                                           n_left, valid)
             ev_kind = EV_PUSHED
         if singular:
             n_singular += 1
-        _slopes(K, E, m, c, b0, g)                         # dh/dλ for every point
-        lam_next, kkt = _next_breakpoint(lam, sgn, y, h, g, alpha, E, m, c, changed_at, cand, vbuf)
-        _store_record(records, n_rec, lam, alpha, alpha0, m, kkt, singular, ev_kind, ev_first, ev_count)
+        # ---- dh/dλ for every point, the next breakpoint below λ and the KKT violation at λ
+        _slopes(K, E, m, c, b0, g)
+        _candidates_outside(lam, sgn, y, h, g, changed_at, cand, vbuf)
+        viol = _elbow_candidates(lam, y, h, alpha, E, m, c, changed_at, cand)
+        lam_next, viol_out, sy = _reduce(cand, vbuf, y, alpha)
+        kkt = max(max(viol, viol_out * (1.0 / lam)), abs(sy) / max(1.0, l))
+        _store_record(buffers, n_rec, lam, alpha, alpha0, m, kkt, singular, ev_kind, ev_first, ev_count)
         n_rec += 1
         if not np.isfinite(lam_next) or lam_next <= 0:
             tail_b0 = _tail_slopes(y, E, m, c, b0, tail)
-            return Exit(EXIT_NO_EVENT, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count,
-                        tail_b0)
+            return EXIT_NO_EVENT, n_rec, lam, alpha0, n_events, n_singular, ev_kind, ev_first, ev_count, tail_b0
         stop_here = False
         if lambda_stop > 0 and lam_next <= lambda_stop:
             lam_next = lambda_stop
@@ -492,24 +486,60 @@ def follow(K, y, alpha, h, state, changed_at, lam, alpha0, floor, lambda_stop, m
             ev_first = -1
             ev_count = 0
             continue
-        m, n_left, valid, KE, L, ev_kind, ev_first, ev_count = _apply_events(
-            K, y, cand, lam_next - 1e-8 * lam_next, hits, alpha, state, sgn, changed_at, lam, E, pos, KE, L, yE, x,
-            m, n_left, valid, ev_kind)
+        n_hits, n_enter = _collect_hits(cand, lam_next - 1e-8 * lam_next, state, hits)
+        if m + n_enter > KE.shape[0]:
+            KE, L = _grow_factor(KE, L, m + n_enter, l)
+        ev_first = -1
+        ev_count = 0
+        for q in range(n_hits):
+            i = hits[q]
+            if state[i] == ELBOW:                          # leaves to L (α = 1) or R (α = 0)
+                kind = _leave_elbow(i, alpha, state, sgn)
+                k = pos[i]
+                if valid:
+                    _factor_remove(L, m, k, x)
+                _elbow_remove(E, pos, KE, yE, m, k)
+                m -= 1
+            else:                                          # enters from L or R
+                kind = _enter_elbow(K, y, i, state, sgn, E, pos, KE, yE, m)
+                if valid:
+                    valid = _factor_append(KE, L, m)
+                m += 1
+            if kind == EV_E_TO_L or kind == EV_L_TO_E:     # L gains or loses the point
+                n_left += 1 if kind == EV_E_TO_L else -1
+            changed_at[i] = lam
+            if ev_count == 0:
+                ev_first = i
+                ev_kind = kind
+            ev_count += 1
         if n_events % refresh == 0:
             _refresh(K, y, alpha, alpha0, h)
             valid = False
         # merge zero-length steps: the breakpoints stay strictly decreasing
-        if n_rec > 0 and lam >= records.lam[n_rec - 1] * (1 - 1e-13):
+        if n_rec > 0 and lam >= rec_lam[n_rec - 1] * (1 - 1e-13):
             n_rec -= 1
 
 
 @njit(cache=True)
-def _open_elbow(K, y, state, E, pos, yE, sgn):  # pragma: no cover - compiled
-    """The elbow of ``state`` as :func:`follow` keeps it: its points in ``E[:m]`` (``pos[i]`` their
-    places), ``y_E`` in ``yE[:m]``, ``sgn`` (+1 on R, -1 on L, 0 on E), and ``K_EE`` in the top-left
-    of a square buffer of side ``min(l, 64)`` doubled until it holds the elbow, with a buffer of the
-    same side for its Cholesky factor. Returns ``(m, n_left, KE, L)``."""
+def _scratch(l):  # pragma: no cover - compiled
+    """The work arrays of :func:`follow`, one entry per point: ``cand``, ``vbuf`` (the candidates and the
+    KKT violations outside the elbow), ``g = dh/dλ``, ``c``, ``u``, ``v`` (eq. 23 and its two solves),
+    ``x`` (the downdate's column) and ``hits`` (the points of an event)."""
+    return (np.empty(l), np.empty(l), np.empty(l), np.empty(l), np.empty(l), np.empty(l), np.empty(l),
+            np.empty(l, dtype=np.int64))
+
+
+@njit(cache=True)
+def _open_elbow(K, y, state):  # pragma: no cover - compiled
+    """The elbow of ``state`` as :func:`follow` keeps it: its points ``E[:m]`` (``pos[i]`` their places,
+    -1 outside), ``y_E`` in ``yE[:m]``, ``sgn`` (+1 on R, -1 on L, 0 on E), and ``K_EE`` in the
+    top-left of a square buffer of side ``min(l, 64)`` doubled until it holds the elbow, with a
+    buffer of the same side for its Cholesky factor. Returns ``(E, pos, yE, sgn, m, n_left, KE, L)``."""
     l = y.size
+    pos = np.full(l, -1, dtype=np.int64)
+    E = np.empty(l, dtype=np.int64)
+    yE = np.empty(l)
+    sgn = np.empty(l)
     m = 0
     n_left = 0
     for i in range(l):
@@ -529,7 +559,7 @@ def _open_elbow(K, y, state, E, pos, yE, sgn):  # pragma: no cover - compiled
         yE[a] = y[E[a]]
         for b in range(m):
             KE[a, b] = K[E[a], E[b]]
-    return m, n_left, KE, L
+    return E, pos, yE, sgn, m, n_left, KE, L
 
 
 @njit(cache=True)
@@ -553,58 +583,64 @@ def _exit_code(lam, floor, lambda_stop, m, n_left, n_events, max_events, n_rec, 
 
 
 @njit(cache=True)
-def _solve_elbow(K, y, KE, L, E, m, yE, c, u, v, ridge, valid):  # pragma: no cover - compiled
-    """eq. (23) per unit λ, ``K_EE c + b₀ 1 = y_E``, ``1ᵀ c = 0``, into ``c[:m]``, from the Cholesky
-    factor ``L`` of ``K_EE`` (built from scratch unless ``valid``). The residual is checked: a failed
-    check refactorises once from scratch, and a system still singular is solved by the ridge step
-    of :func:`_direction` (the factor is then invalid). Returns ``(b0, singular, valid)``."""
-    b0 = 0.0
-    sing = True
+def _solved(KE, m, yE, c, b0):  # pragma: no cover - compiled
+    """Whether ``(c, b0)`` from the factor solves eq. (23): the largest residual of ``K_EE c + b₀ 1 = y_E``
+    and ``1ᵀ c = 0`` is finite and at most ``1e-7`` on the scale ``max(1, max diag K_EE)`` (a failed check
+    means drift of the updated factor or a singular system)."""
     dmax = 0.0
     for a in range(m):
         dmax = max(dmax, KE[a, a])
-    if not valid:
-        valid = _factor_from_scratch(KE, L, m)
+    res = 0.0
+    sc = 0.0
+    for a in range(m):
+        sc += c[a]
+        t = b0 - yE[a]
+        for b in range(m):
+            t += KE[a, b] * c[b]
+        res = max(res, abs(t))
+    res = max(res, abs(sc))
+    return np.isfinite(res) and res * max(1.0, dmax) <= 1e-7
+
+
+@njit(cache=True)
+def _solve_again(K, y, KE, L, E, m, yE, c, u, v, ridge, valid):  # pragma: no cover - compiled
+    """eq. (23) when the factor's solution failed :func:`_solved` (rare): a factor that was valid
+    (updated, so it may have drifted) is rebuilt once from scratch and solved again; when that fails
+    too, or the factor could not be built, the system is singular and is solved by the ridge step
+    of :func:`_direction` (``K_EE + δ I``; the factor is then invalid, rebuilt later). Returns
+    ``(b0, singular, valid)`` with ``c[:m]`` written."""
     if valid:
-        b0 = _factor_solve(L, m, yE, c, u, v)
-        res = _residual(KE, m, yE, c, b0)
-        if np.isfinite(res) and res * max(1.0, dmax) <= 1e-7:
-            sing = False
-        else:
-            # drift of the updated factor: refactorise once from scratch
-            valid = _factor_from_scratch(KE, L, m)
-            if valid:
-                b0 = _factor_solve(L, m, yE, c, u, v)
-                res = _residual(KE, m, yE, c, b0)
-                if np.isfinite(res) and res * max(1.0, dmax) <= 1e-7:
-                    sing = False
-                else:
-                    valid = False
-    if sing:
-        # singular elbow system: the ridge step of ``_direction`` (factor rebuilt later)
-        valid = False
-        cr, b0, sing = _direction(K, y, E[:m].copy(), ridge)
-        for a in range(m):
-            c[a] = cr[a]
-    return b0, sing, valid
+        valid = _factor_from_scratch(KE, L, m)
+        if valid:
+            b0 = _factor_solve(L, m, yE, c, u, v)
+            if _solved(KE, m, yE, c, b0):
+                return b0, False, True
+    cr, b0, sing = _direction(K, y, E[:m].copy(), ridge)
+    for a in range(m):
+        c[a] = cr[a]
+    return b0, sing, False
+
+
+@njit(cache=True)
+def _n_leaving(alpha, y, c, E, m):  # pragma: no cover - compiled
+    """The entrants that would leave ``[0, 1]`` at once on the direction ``dα_E/dλ = y_E c`` of eq.
+    (23): elbow points at α = 1 whose α would grow as λ falls, or at α = 0 whose α would fall."""
+    n_out = 0
+    for k in range(m):
+        j = E[k]
+        bj = y[j] * c[k]
+        if (alpha[j] >= 1.0 and bj < -1e-12) or (alpha[j] <= 0.0 and bj > 1e-12):
+            n_out += 1
+    return n_out
 
 
 @njit(cache=True)
 def _push_out_entrants(alpha, y, c, E, pos, KE, L, yE, x, state, sgn, changed_at, lam, m, n_left,
                        valid):  # pragma: no cover - compiled
-    """The drop-out of eq. (23): an elbow point at α = 1 whose ``dα/dλ = y c`` is negative (at α = 0:
-    positive) would leave ``[0, 1]`` at once; unless none or all of them would, each goes back to L
-    (R) and leaves the elbow list, ``K_EE`` and, when ``valid``, its factor (walking the list from
-    its end, so that ``c`` stays aligned with the places not yet visited). Returns ``(m, n_left)``:
-    ``m`` unchanged when nothing moved."""
-    n_wrong = 0
-    for k in range(m):
-        j = E[k]
-        bj = y[j] * c[k]
-        if (alpha[j] >= 1.0 and bj < -1e-12) or (alpha[j] <= 0.0 and bj > 1e-12):
-            n_wrong += 1
-    if n_wrong == 0 or n_wrong == m:
-        return m, n_left
+    """The drop-out of eq. (23): each entrant that would leave ``[0, 1]`` at once (:func:`_n_leaving`)
+    goes back to L (from α = 1) or R (from α = 0) and leaves the elbow list, ``K_EE`` and, when
+    ``valid``, its factor (walking the list from its end, so that ``c`` stays aligned with the
+    places not yet visited). Returns ``(m, n_left)``."""
     k = m - 1
     while k >= 0:
         j = E[k]
@@ -629,17 +665,11 @@ def _push_out_entrants(alpha, y, c, E, pos, KE, L, yE, x, state, sgn, changed_at
 
 
 @njit(cache=True, error_model="numpy")
-def _next_breakpoint(lam, sgn, y, h, g, alpha, E, m, c, changed_at, cand, vbuf):  # pragma: no cover - compiled
-    """The next breakpoint below ``lam`` and the KKT violation at ``lam``, in one pass over the points.
-
-    ``cand`` gets the λ at which each point changes set on this segment (``-inf``: never): for the
-    points outside the elbow :func:`_candidates_outside`, for an elbow point where its α, moving at
-    ``dα/dλ = y c``, reaches 1 or 0 (capped at ``lam``; not again at once for a point that just
-    changed set). Returns ``(max cand, largest KKT violation in margin units)``, the violation
-    including the equality ``Σ y α = 0`` (:func:`_reduce`).
-    """
-    l = y.size
-    _candidates_outside(lam, sgn, y, h, g, changed_at, cand, vbuf)
+def _elbow_candidates(lam, y, h, alpha, E, m, c, changed_at, cand):  # pragma: no cover - compiled
+    """The λ below ``lam`` at which each elbow point leaves (into ``cand``; the points outside the
+    elbow are :func:`_candidates_outside`'s): where its α, moving at ``dα/dλ = y c``, reaches 1 or 0,
+    capped at ``lam``, and not again at once for a point that just changed set (``-inf``: never).
+    Returns the largest KKT violation on the elbow, ``|y h - λ| / λ``."""
     viol = 0.0
     inv = 1.0 / lam
     lo = lam * (1 - 1e-8)
@@ -659,9 +689,7 @@ def _next_breakpoint(lam, sgn, y, h, g, alpha, E, m, c, changed_at, cand, vbuf):
         if ci >= lo and changed_at[i] <= hi:
             ci = -np.inf
         cand[i] = ci
-    lam_next, viol_out, sy = _reduce(cand, vbuf, y, alpha)
-    viol = max(viol, viol_out * inv)
-    return lam_next, max(viol, abs(sy) / max(1.0, l))
+    return viol
 
 
 @njit(cache=True)
@@ -688,75 +716,55 @@ def _move(alpha, h, g, y, c, E, m, step):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _apply_events(K, y, cand, threshold, hits, alpha, state, sgn, changed_at, lam, E, pos, KE, L, yE, x, m, n_left,
-                  valid, ev_kind):  # pragma: no cover - compiled
-    """Every event at the breakpoint ``lam``: the points whose candidate is at least ``threshold``
-    (ties processed together). An elbow point leaves to L with α = 1 or to R with α = 0, whichever
-    bound is nearer (its place removed from ``E``, ``K_EE`` and the factor by a downdate); a point of
-    L or R enters (``K_EE`` gains a row and column, the factor a row, the buffers doubling when
-    full). Returns ``(m, n_left, valid, KE, L, event kind, first point, count)``; the kind is
-    ``ev_kind`` unchanged when no point moved."""
-    l = y.size
+def _collect_hits(cand, threshold, state, hits):  # pragma: no cover - compiled
+    """The events at a breakpoint: the points whose candidate is at least ``threshold`` (ties are
+    processed together) into ``hits``. Returns ``(n_hits, n_enter)``, ``n_enter`` of them outside
+    the elbow (they enter it)."""
     n_hits = 0
     n_enter = 0
-    for i in range(l):
+    for i in range(cand.size):
         if cand[i] >= threshold:
             hits[n_hits] = i
             n_hits += 1
     for q in range(n_hits):
         if state[hits[q]] != ELBOW:
             n_enter += 1
-    if m + n_enter > KE.shape[0]:
-        # (grown here, outside the loops: no reference counting per point)
-        side = KE.shape[0]
-        while side < m + n_enter:
-            side = min(l, 2 * side)
-        KE = _grow(KE, side)
-        L = _grow(L, side)
-    ev_first = -1
-    ev_count = 0
-    for q in range(n_hits):
-        i = hits[q]
-        if state[i] == ELBOW:
-            if alpha[i] >= 0.5:
-                alpha[i] = 1.0
-                state[i] = LEFT
-                sgn[i] = -1.0
-                n_left += 1
-                kind = EV_E_TO_L
-            else:
-                alpha[i] = 0.0
-                state[i] = RIGHT
-                sgn[i] = 1.0
-                kind = EV_E_TO_R
-            k = pos[i]
-            if valid:
-                _factor_remove(L, m, k, x)
-            _elbow_remove(E, pos, KE, yE, m, k)
-            m -= 1
-        else:
-            if state[i] == LEFT:
-                kind = EV_L_TO_E
-                n_left -= 1
-            else:
-                kind = EV_R_TO_E
-            state[i] = ELBOW
-            sgn[i] = 0.0
-            valid = _elbow_append(K, y, i, E, pos, KE, L, yE, m, valid)
-            m += 1
-        changed_at[i] = lam
-        if ev_count == 0:
-            ev_first = i
-            ev_kind = kind
-        ev_count += 1
-    return m, n_left, valid, KE, L, ev_kind, ev_first, ev_count
+    return n_hits, n_enter
 
 
 @njit(cache=True)
-def _elbow_append(K, y, i, E, pos, KE, L, yE, m, valid):  # pragma: no cover - compiled
-    """Point ``i`` enters the elbow at place ``m``: ``E``, ``pos``, ``y_E``, a row and column of
-    ``K_EE`` and, when ``valid``, a row of its factor (:func:`_factor_append`). Returns whether the
-    factor is still valid (False on a non-positive pivot)."""
+def _grow_factor(KE, L, size, l):  # pragma: no cover - compiled
+    """``K_EE`` and its factor in square buffers of side at least ``size``: the side doubles (up to
+    ``l``) and the contents are copied. Returns ``(KE, L)``."""
+    side = KE.shape[0]
+    while side < size:
+        side = min(l, 2 * side)
+    return _grow(KE, side), _grow(L, side)
+
+
+@njit(cache=True)
+def _leave_elbow(i, alpha, state, sgn):  # pragma: no cover - compiled
+    """Elbow point ``i`` leaves at a breakpoint for the nearer bound: to L with α = 1 (``α >= 0.5``)
+    or to R with α = 0. Returns the event code."""
+    if alpha[i] >= 0.5:
+        alpha[i] = 1.0
+        state[i] = LEFT
+        sgn[i] = -1.0
+        return EV_E_TO_L
+    alpha[i] = 0.0
+    state[i] = RIGHT
+    sgn[i] = 1.0
+    return EV_E_TO_R
+
+
+@njit(cache=True)
+def _enter_elbow(K, y, i, state, sgn, E, pos, KE, yE, m):  # pragma: no cover - compiled
+    """Point ``i`` of L or R enters the elbow at place ``m``: ``state``, ``sgn``, ``E``, ``pos``, ``y_E``
+    and a row and column of ``K_EE`` (its factor gains a row by :func:`_factor_append`). Returns the
+    event code."""
+    kind = EV_L_TO_E if state[i] == LEFT else EV_R_TO_E
+    state[i] = ELBOW
+    sgn[i] = 0.0
     E[m] = i
     pos[i] = m
     yE[m] = y[i]
@@ -765,9 +773,7 @@ def _elbow_append(K, y, i, E, pos, KE, L, yE, m, valid):  # pragma: no cover - c
         KE[m, b] = t
         KE[b, m] = t
     KE[m, m] = K[i, i]
-    if valid:
-        valid = _factor_append(KE, L, m)
-    return valid
+    return kind
 
 
 @njit(cache=True)
