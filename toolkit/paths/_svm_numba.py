@@ -32,8 +32,8 @@ class Records(NamedTuple):
     ``event_first`` (the first point, -1 for none) and ``event_count``: the event that led to it;
     ``kind`` and ``bounds``: the segment below it (0 linear, 1 empty elbow with its four bounds on
     α₀), written by the Python side. The compiled functions take the first nine as a plain tuple,
-    ``records[:9]`` (numba types a NamedTuple argument in Python, microseconds per call, and
-    :func:`follow` is called once per event when the path has a callback).
+    ``records[:9]``: numba's dispatcher types a NamedTuple argument in Python on every call, and
+    :func:`follow` is called once per event when the path has a callback.
     """
 
     lam: np.ndarray
