@@ -34,7 +34,7 @@ leaves, and 99.9 % of the test predictions agree); with the paper's grid and sel
 gives what tsvm gives (Gaussian2C [25/225/250]: 11.08 against 10.96 realistic, 2.20 against 2.20
 non-realistic), so the distance to the paper's UniverSVM column is not our solver's.
 
-``--export`` writes ``notebooks/experiments/peers/universvm_EXPERIMENT_splits.csv.gz`` (with ``--select``
+``--export`` writes ``notebooks/experiments/peers/universvm_EXPERIMENT_splits.csv.gz`` (generated, ignored by git; with ``--select``
 ``universvm_EXPERIMENT_selected.csv``; another path may follow the flag): one row per split and
 quantity in the layout of ``reports/*/splits.csv`` (experiment ``universvm``; methods ``tsvm`` and
 ``universvm``; scenario ``labeled-cv C=..,C*u=..``; metrics ``objective``, ``test_error``,
@@ -443,7 +443,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--universvm", type=pathlib.Path, help="path of the built universvm binary")
     parser.add_argument("--summary", nargs="+", metavar="CSV", type=pathlib.Path,
-                        help="print the tables of exported per-setting files (e.g. the committed ones) and stop")
+                        help="print the tables of exported files (the --export outputs) and stop")
     parser.add_argument("--experiment", default="gieseke2011", help="gieseke2011 (default) or gieseke2012")
     parser.add_argument("--tasks", nargs="+", help="task names (default: every tsvm task of the experiment)")
     parser.add_argument("--datasets", nargs="+", help="only the tasks on these data sets (e.g. coil20 mnist)")
