@@ -36,6 +36,7 @@ from toolkit import lapsvm, laprlsc, lapsvm_dual
 from toolkit.graphs import POWER_MAX_DENSITY, graph_laplacian, iterated_laplacian, knn_graph
 from toolkit.kernels import kernel_matrix
 from toolkit.reports import load_experiment
+from toolkit.specs import Graph, Kernel, Solver
 
 EXPERIMENT = "melacci2011"
 GRAPH_KEYS = ("kernel", "sigma", "kernel_degree", "neighbors", "degree", "weight", "graph_sigma")
@@ -180,9 +181,8 @@ def iteration_cost(n, iters=40, repeats=5):
                     mv = (time.perf_counter() - t0) / iters
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    r = lapsvm(K[:l], y[:l], K[l:], kernel="precomputed", gamma_A=1e-6, gamma_I=1e-2, stop=None,
-                               tol=0.0, max_iter=iters, laplacian_matrix=L, dtype=dtype, blas_threads=threads,
-                               preconditioner="kernel")
+                    r = lapsvm(K[:l], y[:l], K[l:], kernel="precomputed", gamma_A=1e-6, gamma_I=1e-2, graph=L,
+                               solver=Solver(stop=None, tol=0.0, max_iter=iters, preconditioner="kernel", dtype=dtype, blas_threads=threads))
                 # the solve also makes the initial, final and refresh products: all counted as iterations
                 it = r.timings["solve"] / (r.n_iter + 2 + r.n_iter // 50)
                 t_gemv.append(gemv), t_mv.append(mv), t_it.append(it), ratios.append(it / mv)
@@ -224,7 +224,7 @@ def float32_check(name="USPST(B)", n_splits=3):
         lab, unl = split_indices(y, l, n_train - l, seed=200 + s)
         kw = solver_kwargs(task, "pcg")
         r64 = lapsvm(X[lab], y[lab], X[unl], **kw)
-        r32 = lapsvm(X[lab], y[lab], X[unl], dtype="float32", **kw)
+        r32 = lapsvm(X[lab], y[lab], X[unl], solver=Solver(dtype="float32"), **kw)
         p64, p32 = r64.predict(X[unl]), r32.predict(X[unl])
         print(f"{s:<7}{np.mean(p64 != y[unl]):>8.3f}{np.mean(p32 != y[unl]):>8.3f}{np.mean(p64 == p32):>8.3f}"
               f"{r64.timings['solve']:>9.3f}{r32.timings['solve']:>9.3f}")
@@ -240,8 +240,9 @@ def scale(n):
     t0 = time.perf_counter()
     t_kernel = 0.0
     # sigma, gamma_A, gamma_I chosen on 250 held-out labelled points of a 5000-point subset (V error 33 %)
-    r = lapsvm(X[lab], y[lab], X[unl], kernel="rbf", sigma=6.0, gamma_A=1.0, gamma_I=1.0, neighbors=10,
-               degree=1, dtype="float32", neighbor_search="kernel")   # kNN graph read off K
+    r = lapsvm(X[lab], y[lab], X[unl], kernel=Kernel("rbf", sigma=6.0),
+               graph=Graph(n_neighbors=10, power=1, neighbor_search="kernel"), solver=Solver(dtype="float32"),
+               gamma_A=1.0, gamma_I=1.0)   # kNN graph read off K
     total = time.perf_counter() - t0
     err = np.mean(r.predict(X[unl]) != y[unl]) if n <= 20000 else float("nan")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

@@ -101,6 +101,7 @@ from threadpoolctl import threadpool_limits
 from toolkit import lapsvm
 from toolkit.data import cv_splits, load
 from toolkit.reports import load_experiment
+from toolkit.specs import Graph, Kernel, Solver
 
 PEER_CSV = pathlib.Path(__file__).parent / "peers" / "lapsvmp.csv"
 MELACCI = {"G50C": ("g50c", (), {}),
@@ -199,10 +200,10 @@ def fit(t, preconditioner, dtype="float64"):
     with warnings.catch_warnings(), threadpool_limits(1):
         warnings.simplefilter("ignore")
         start = time.perf_counter()
-        r = lapsvm(t["X"][:t["l"]], t["y_l"], t["X"][t["l"]:], kernel="rbf", sigma=s["sigma"],
-                   gamma_A=s["gamma_A"], gamma_I=s["gamma_I"], neighbors=s["neighbors"], degree=s["degree"],
-                   weight=s["weight"], normalized=True, method="pcg", stop="stability",
-                   preconditioner=preconditioner, dtype=dtype, blas_threads=1, intercept=False)
+        r = lapsvm(t["X"][:t["l"]], t["y_l"], t["X"][t["l"]:], kernel=Kernel("rbf", sigma=s["sigma"]),
+                   graph=Graph(n_neighbors=s["neighbors"], weight=s["weight"], normalized=True, power=s["degree"]),
+                   solver=Solver(method="pcg", stop="stability", preconditioner=preconditioner, dtype=dtype, blas_threads=1),
+                   gamma_A=s["gamma_A"], gamma_I=s["gamma_I"], intercept=False)
         seconds = time.perf_counter() - start
     return r, seconds, float(np.mean(r.predict(t["Xt"]) != t["yt"]))
 

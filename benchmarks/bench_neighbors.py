@@ -27,9 +27,11 @@ n = 50 000 / 100 000, d = 8 (2026-11-27; the same neighbour sets on every 50th p
 
 For Gaussian points (n = 2000 and 8000; d = 2 … 256; 20 neighbours, heat weights) both ways build
 the same graph (the maximum weight difference is printed); printed are both times and their ratio
-(kernel / scikit-learn). ``lapsvm(neighbor_search="auto")`` follows these numbers:
-``toolkit.manifold._solvers.KNN_TREE_MAX_FEATURES`` (16) is where reading the kernel it has
-computed anyway becomes the cheaper way. Measured (2 cores, 2026-11-25, other jobs running):
+(kernel / scikit-learn). Reading the kernel that the exact Laplacian solvers have computed anyway is
+the cheaper way beyond ``toolkit.graphs.KNN_TREE_MAX_FEATURES`` (16) features; it is taken only when
+asked (``Graph(neighbor_search="kernel")``), because it gives the same graph only up to ties and the
+selection, which has no kernel matrix at hand, builds the graph from the points: one construction
+everywhere (``toolkit.graphs.build_laplacian``). Measured (2 cores, 2026-11-25, other jobs running):
 
     n=2000 d=2:   sklearn 0.024 s, from the kernel 0.038 s
     n=2000 d=256: sklearn 0.361 s, from the kernel 0.034 s

@@ -73,11 +73,11 @@ def moons(ns):
         for name, change in columns.items():
             if name == "(D-W)/mean d":
                 given = {k: v for k, v in hard.items() if k not in ("neighbors", "normalized", "weight", "degree")}
-                r = lapsvm(X[lab], y[lab], X[unl], **given, **solved, laplacian_matrix=mean_degree_laplacian(Xtr, 6, 1))
+                r = lapsvm(X[lab], y[lab], X[unl], graph=mean_degree_laplacian(Xtr, 6, 1), **given, **solved)
             elif name == "defaults":
                 r = lapsvm(X[lab], y[lab], X[unl])
             elif name == "defaults, (D-W)/mean d":
-                r = lapsvm(X[lab], y[lab], X[unl], laplacian_matrix=mean_degree_laplacian(Xtr, 10, 2))
+                r = lapsvm(X[lab], y[lab], X[unl], graph=mean_degree_laplacian(Xtr, 10, 2))
             else:
                 r = lapsvm(X[lab], y[lab], X[unl], **{**hard, **change(n)})
             row.append(f"{100 * np.mean(r.predict(X[te]) != y[te]):.2f} ({r.n_iter} it)")
@@ -96,7 +96,7 @@ def real():
                         rng.choice(np.flatnonzero(y < 0), 10, replace=False)]
             unl = np.setdiff1d(np.arange(len(y)), lab)
             a = lapsvm(X[lab], y[lab], X[unl])
-            b = lapsvm(X[lab], y[lab], X[unl], laplacian_matrix=mean_degree_laplacian(np.r_[X[lab], X[unl]], 10, 2))
+            b = lapsvm(X[lab], y[lab], X[unl], graph=mean_degree_laplacian(np.r_[X[lab], X[unl]], 10, 2))
             print(f"  {name} (n = {len(y)}), draw {seed}: defaults {100 * np.mean(a.predict(X[unl]) != y[unl]):.2f}, "
                   f"(D - W) / mean degree {100 * np.mean(b.predict(X[unl]) != y[unl]):.2f}", flush=True)
 

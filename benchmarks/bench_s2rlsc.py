@@ -33,6 +33,7 @@ import numpy as np
 from toolkit import s2rlsc
 from toolkit.rls._reference import s2rlsc_naive
 from toolkit.rls import ConvergenceWarning
+from toolkit.specs import LocalSearch
 
 
 def gaussian2c(n, d, seed):
@@ -53,9 +54,9 @@ def machine():
 def warm_up():
     """Load the compiled kernels (numba cache) so that no run pays for it."""
     X, y = gaussian2c(40, 3, 0)
-    s2rlsc(X[:6], y[:6], X[6:], restarts=2, rng=0)
-    s2rlsc(X[:6], y[:6], X[6:], restarts=1, search="mu+nu", rng=0)
-    s2rlsc(X[:6], y[:6], X[6:], restarts=1, n_basis=5, rng=0)
+    s2rlsc(X[:6], y[:6], X[6:], search=LocalSearch(restarts=2), rng=0)
+    s2rlsc(X[:6], y[:6], X[6:], search=LocalSearch("mu+nu", restarts=1), rng=0)
+    s2rlsc(X[:6], y[:6], X[6:], search=LocalSearch(restarts=1), n_basis=5, rng=0)
 
 
 def bench_speedup(sizes, restarts=50, naive_budget=60.0):
@@ -128,8 +129,8 @@ def bench_large(sizes, restarts=50, r=100):
         unl = np.setdiff1d(np.arange(n), lab)
         tracemalloc.start()
         t = time.perf_counter()
-        res = s2rlsc(X[lab], y[lab], X[unl], kernel="linear", lam=1.0, lam_u=1.0, eps=0.2, restarts=restarts,
-                     n_basis=r, rng=0)
+        res = s2rlsc(X[lab], y[lab], X[unl], kernel="linear", lam=1.0, lam_u=1.0, eps=0.2,
+                     search=LocalSearch(restarts=restarts), n_basis=r, rng=0)
         total = time.perf_counter() - t
         peak = tracemalloc.get_traced_memory()[1] / 2**20
         tracemalloc.stop()
@@ -150,7 +151,7 @@ def bench_split(sizes, restarts=50):
                              ("nystrom r=100, linear d=500", 500, dict(n_basis=100))]:
             X, y = gaussian2c(n, d, 3)
             l = max(2, n // 20)
-            res = s2rlsc(X[:l], y[:l], X[l:], lam=1.0, lam_u=1.0, restarts=restarts, rng=0, **kw)
+            res = s2rlsc(X[:l], y[:l], X[l:], lam=1.0, lam_u=1.0, search=LocalSearch(restarts=restarts), rng=0, **kw)
             share = res.time_preprocessing / res.time_total
             print(f"{label:>34} {n:>6} {res.time_preprocessing:>8.3f} {res.time_search:>10.3f} {share:>9.0%} "
                   f"{1e9 * res.time_search / res.n_evaluations:>13.0f}")

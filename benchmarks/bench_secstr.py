@@ -48,6 +48,7 @@ import numpy as np
 
 from toolkit import lapsvm
 from toolkit.data import fixed_splits, load
+from toolkit.specs import Kernel, Solver
 
 SETTINGS = dict(kernel="rbf", neighbors=10, weight="heat", normalized=True, gamma_A=1e-6, gamma_I=1e-2,
                 method="pcg", stop="stability")
@@ -99,8 +100,8 @@ def main():
             lab, unl = np.asarray(split.labeled), np.asarray(split.unlabeled)
             line = {"labeled": labeled, "split": split.repeat}
             if not args.no_low_rank:
-                fit, t_low = timed(lambda: lapsvm(X[lab], y[lab], X[unl], sigma=sigma, n_basis=args.basis, rng=0,
-                                                  **SETTINGS))
+                fit, t_low = timed(lambda: lapsvm(X[lab], y[lab], X[unl], kernel=Kernel("rbf", sigma=sigma),
+                                                  low_rank=args.basis, rng=0, **SETTINGS))
                 line.update({"low-rank s": t_low, "low-rank err": error(fit.predict(X[unl]), y[unl]),
                              "low-rank it": fit.n_iter, "search": fit.params.get("neighbor_search"),
                              "graph s": fit.timings["graph"], "kernel s": fit.timings["kernel"],
@@ -117,10 +118,12 @@ def main():
                 in_sub = np.isin(subsample, lab)
                 sub_lab, sub_unl = subsample[in_sub], subsample[~in_sub]
                 if len(np.unique(y[sub_lab])) == 2:
-                    exact, t_ex = timed(lambda: lapsvm(X[sub_lab], y[sub_lab], X[sub_unl], sigma=sigma,
-                                                       dtype="float32", **SETTINGS))
-                    low_sub, t_ls_sub = timed(lambda: lapsvm(X[sub_lab], y[sub_lab], X[sub_unl], sigma=sigma,
-                                                             n_basis=args.basis, rng=0, **SETTINGS))
+                    exact, t_ex = timed(lambda: lapsvm(X[sub_lab], y[sub_lab], X[sub_unl],
+                                                       kernel=Kernel("rbf", sigma=sigma),
+                                                       solver=Solver(dtype="float32"), **SETTINGS))
+                    low_sub, t_ls_sub = timed(lambda: lapsvm(X[sub_lab], y[sub_lab], X[sub_unl],
+                                                             kernel=Kernel("rbf", sigma=sigma), low_rank=args.basis,
+                                                             rng=0, **SETTINGS))
                     line.update({"exact 20k s": t_ex, "exact 20k err": error(exact.predict(X[sub_unl]), y[sub_unl]),
                                  "low-rank 20k s": t_ls_sub,
                                  "low-rank 20k err": error(low_sub.predict(X[sub_unl]), y[sub_unl]),

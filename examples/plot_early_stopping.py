@@ -27,12 +27,14 @@ the error on U and on V after every iteration through the solver's ``callback``,
 each rule of :mod:`toolkit.early_stopping` stops the same solver.
 """
 
+import dataclasses
 import warnings
 
 import matplotlib.pyplot as plt
 import numpy as np
 
 from toolkit import ConvergenceWarning, lapsvm
+from toolkit.specs import Graph, Kernel, Solver
 from toolkit.data import cv_splits, load
 
 # %%
@@ -43,8 +45,8 @@ X, y = ds.X, ds.y
 split = cv_splits(ds, l=50, v=50, rng=0)[0]
 X_l, y_l, X_u, y_u = X[split.labeled], y[split.labeled], X[split.unlabeled], y[split.unlabeled]
 validation = (X[split.validation], y[split.validation])
-params = dict(kernel="rbf", sigma=9.4, neighbors=10, degree=2, weight="heat", gamma_A=1e-6, gamma_I=1.0,
-              preconditioner="kernel")                 # the paper's P = diag(1, K), Algorithm 1
+params = dict(kernel=Kernel("rbf", sigma=9.4), graph=Graph(n_neighbors=10, power=2), gamma_A=1e-6, gamma_I=1.0)
+paper = Solver("pcg", preconditioner="kernel")         # the paper's P = diag(1, K), Algorithm 1
 print(f"l = {len(y_l)}, u = {len(y_u)}, |V| = {len(validation[1])}")
 
 # %%
@@ -64,7 +66,7 @@ def record(state):
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", ConvergenceWarning)       # 500 iterations stop short of tol
-    full = lapsvm(X_l, y_l, X_u, method="pcg", stop=None, max_iter=500, validation=validation,
+    full = lapsvm(X_l, y_l, X_u, solver=dataclasses.replace(paper, stop=None, max_iter=500), validation=validation,
                   callback=record, **params)
 trace = {key: np.asarray(value, dtype=float) for key, value in trace.items()}
 print(full.message)
@@ -76,7 +78,8 @@ rules = {"stability": {}, "validation": {}, "mixed": {}, "gradient": {"tol": 1e-
          "relative_objective": {"tol": 1e-2}}
 stops = {}
 for rule, extra in rules.items():
-    fit = lapsvm(X_l, y_l, X_u, method="pcg", stop=rule, validation=validation, **params, **extra)
+    fit = lapsvm(X_l, y_l, X_u, solver=dataclasses.replace(paper, stop=rule, **extra), validation=validation,
+                 **params)
     stops[rule] = fit.n_iter
     error_u = np.mean(fit.predict(X_u) != y_u)
     print(f"{rule:18s} stops at iteration {fit.n_iter:3d}: error on U {100 * error_u:.1f} % ({fit.stop_reason})")
@@ -110,7 +113,7 @@ plt.show()
 # (``preconditioner="two-level"``): the same minimiser of eq. (7), reached in far fewer
 # iterations, so the same rules fire earlier.
 for rule in ("stability", "validation"):
-    fit = lapsvm(X_l, y_l, X_u, method="pcg", stop=rule, validation=validation,
-                 **{**params, "preconditioner": "two-level"})
+    fit = lapsvm(X_l, y_l, X_u, solver=Solver("pcg", stop=rule, preconditioner="two-level"), validation=validation,
+                 **params)
     error_u = np.mean(fit.predict(X_u) != y_u)
     print(f"two-level, {rule:10s} stops at iteration {fit.n_iter:3d}: error on U {100 * error_u:.1f} %")

@@ -22,6 +22,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from toolkit import data, kernel_matrix, laplacian_svm_path, svm_path, validation_curve
+from toolkit.specs import Graph, Kernel
 
 # %%
 # Two moons: 5 labelled points per class, 300 unlabelled, 190 held out to measure the error.
@@ -39,7 +40,8 @@ sigma = 0.5
 # points (kNN graph with 8 neighbours, γ_I / γ_A = ``gamma_ratio``).
 K = kernel_matrix(X[labeled], kernel="rbf", sigma=sigma)
 path = svm_path(K, y[labeled])
-lap_path = laplacian_svm_path(X[labeled], y[labeled], X[unlabeled], sigma=sigma, neighbors=8, gamma_ratio=100.0)
+lap_path = laplacian_svm_path(X[labeled], y[labeled], X[unlabeled], kernel=Kernel("rbf", sigma=sigma),
+                              graph=Graph(n_neighbors=8, weight="binary", power=1), gamma_ratio=100.0)
 print(path.summary())
 print(lap_path)
 

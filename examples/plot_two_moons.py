@@ -19,6 +19,7 @@ import numpy as np
 from sklearn.svm import SVC
 
 from toolkit import data, lapsvm, rlsc, s2rlsc
+from toolkit.specs import Graph, Kernel, LocalSearch
 
 # %%
 # The data: :func:`toolkit.data.load` draws the moons (``y`` is +1 / -1); one labelled point per
@@ -38,10 +39,10 @@ sigma = 0.2                                            # RBF width, k(x, z) = ex
 fits = {
     "RLSC (supervised)": rlsc(X[labeled], y[labeled], kernel="rbf", sigma=sigma, lam=1e-3),
     "SVM (supervised)": SVC(kernel="rbf", gamma=1 / (2 * sigma**2), C=10.0).fit(X[labeled], y[labeled]),
-    "LapSVM": lapsvm(X[labeled], y[labeled], X[unlabeled], kernel="rbf", sigma=sigma, gamma_A=1e-4,
-                     gamma_I=1.0, neighbors=10, method="newton"),
-    "S²RLSC": s2rlsc(X[labeled], y[labeled], X[unlabeled], kernel="rbf", sigma=0.15, lam=0.1, lam_u=0.1,
-                     balance=0.5, restarts=10, rng=0),
+    "LapSVM": lapsvm(X[labeled], y[labeled], X[unlabeled], kernel=Kernel("rbf", sigma=sigma), gamma_A=1e-4,
+                     gamma_I=1.0, graph=Graph(n_neighbors=10), solver="newton"),
+    "S²RLSC": s2rlsc(X[labeled], y[labeled], X[unlabeled], kernel=Kernel("rbf", sigma=0.15), lam=0.1, lam_u=0.1,
+                     balance=0.5, search=LocalSearch(restarts=10), rng=0),
 }
 for name, fit in fits.items():
     error = np.mean(fit.predict(X[unlabeled]) != y[unlabeled])

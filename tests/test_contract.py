@@ -21,6 +21,7 @@ from toolkit._contract import (CALLBACK, CONVERGED, EARLY_STOP, MAX_ITER, SOLVER
                                RuleFired, is_converged, lazy, run_callback, status_message)
 from toolkit.early_stopping import EarlyStopping, StabilityCheck, StopEvent, ValidationCheck
 from toolkit.graphs import laplacian
+from toolkit.specs import Kernel, LocalSearch, Solver
 
 
 def _data(n=60, seed=0):
@@ -39,14 +40,19 @@ Y40 = Y[:40].astype(float)
 
 # name -> (call with keyword arguments, keywords that make it stop at max_iter)
 SOLVERS = {
-    "s2rlsc": (lambda **kw: s2rlsc(XL, YL, XU, restarts=2, rng=0, **kw), dict(init="random", max_iter=1)),
-    "mmc": (lambda **kw: mmc(X, restarts=2, rng=0, **kw), dict(max_iter=1)),
-    "lapsvm": (lambda **kw: lapsvm(XL, YL, XU, sigma=1.0, gamma_A=1e-2, gamma_I=1.0, method="pcg", stop=None, **kw),
-               dict(max_iter=2, tol=1e-15)),
-    "laprlsc": (lambda **kw: laprlsc(XL, YL, XU, sigma=1.0, gamma_A=1e-2, gamma_I=1.0, method="pcg", **kw),
-                dict(max_iter=1, tol=1e-15)),
+    "s2rlsc": (lambda **kw: s2rlsc(XL, YL, XU, rng=0, **{"search": LocalSearch(restarts=2), **kw}),
+               dict(init="random", search=LocalSearch(restarts=2, max_iter=1))),
+    "mmc": (lambda **kw: mmc(X, rng=0, **{"search": LocalSearch(restarts=2), **kw}),
+            dict(search=LocalSearch(restarts=2, max_iter=1))),
+    "lapsvm": (lambda **kw: lapsvm(XL, YL, XU, kernel=Kernel("rbf", sigma=1.0), gamma_A=1e-2, gamma_I=1.0,
+                                   **{"solver": Solver(method="pcg", stop=None), **kw}),
+               dict(solver=Solver(method="pcg", stop=None, max_iter=2, tol=1e-15))),
+    "laprlsc": (lambda **kw: laprlsc(XL, YL, XU, kernel=Kernel("rbf", sigma=1.0), gamma_A=1e-2, gamma_I=1.0,
+                                     **{"solver": "pcg", **kw}),
+                dict(solver=Solver(method="pcg", stop=None, max_iter=1, tol=1e-15))),
     "svm_path": (lambda **kw: svm_path(K40, Y40, **kw), dict(max_iter=2)),
-    "laplacian_svm_path": (lambda **kw: laplacian_svm_path(XL, YL.astype(float), XU, sigma=1.0, **kw),
+    "laplacian_svm_path": (lambda **kw: laplacian_svm_path(XL, YL.astype(float), XU, kernel=Kernel("rbf", sigma=1.0),
+                                                           **kw),
                            dict(max_iter=2)),
 }
 
@@ -130,7 +136,8 @@ def test_max_iter_gives_status_2_and_the_convergence_warning(name):
         res = call(**short)
     assert res.status == MAX_ITER and not res.converged and "max_iter" in res.message
     text = str(record[0].message)
-    assert str(short["max_iter"]) in text and "Increase max_iter" in text        # numbers and a remedy
+    limit = short["max_iter"] if "max_iter" in short else (short.get("search") or short.get("solver")).max_iter
+    assert str(limit) in text and "Increase max_iter" in text        # numbers and a remedy
 
 
 @pytest.mark.parametrize("name", list(SOLVERS))
@@ -190,7 +197,7 @@ def test_path_report_holds_the_solution_at_the_breakpoint():
 
 def test_laplacian_path_report_decides_on_raw_points():
     reports = []
-    path = laplacian_svm_path(XL, YL.astype(float), XU, sigma=1.0, callback=reports.append)
+    path = laplacian_svm_path(XL, YL.astype(float), XU, kernel=Kernel("rbf", sigma=1.0), callback=reports.append)
     r = reports[len(reports) // 2]
     np.testing.assert_allclose(r.decision_function(X[:7]), path.decision_function(X[:7], r.lam),
                                rtol=1e-8, atol=1e-10)
@@ -201,8 +208,8 @@ def test_laplacian_path_report_decides_on_raw_points():
 
 def test_pcg_report_matches_the_history():
     reports = []
-    res = lapsvm(XL, YL, XU, sigma=1.0, gamma_A=1e-2, gamma_I=1.0, method="pcg", stop=None,
-                 callback=reports.append)
+    res = lapsvm(XL, YL, XU, kernel=Kernel("rbf", sigma=1.0), solver=Solver(method="pcg", stop=None), gamma_A=1e-2,
+                 gamma_I=1.0, callback=reports.append)
     assert len(reports) == res.n_iter
     np.testing.assert_allclose([r.objective for r in reports], res.history["objective"][1:], rtol=1e-12)
     np.testing.assert_allclose([r.grad_norm for r in reports], res.history["grad_norm"][1:], rtol=1e-12)
@@ -213,7 +220,7 @@ def test_pcg_report_matches_the_history():
 
 # ----------------------------------------------------------------------------- Newton's history
 def test_newton_history_has_one_objective_per_step():
-    res = lapsvm(XL, YL, XU, sigma=1.0, method="newton", gamma_A=1e-2, gamma_I=1.0)
+    res = lapsvm(XL, YL, XU, kernel=Kernel("rbf", sigma=1.0), solver="newton", gamma_A=1e-2, gamma_I=1.0)
     h = res.history
     assert res.status == CONVERGED and len(h["objective"]) == res.n_iter + 1 >= 2
     assert np.all(np.diff(h["objective"]) <= 1e-12 * h["objective"][0])        # exact line search: descent
@@ -223,7 +230,7 @@ def test_newton_history_has_one_objective_per_step():
     y3 = np.r_[YL, 2, 2]
     X3 = np.vstack([XL, XU[:2] + 4.0])
     steps = []
-    res3 = lapsvm(X3, y3, XU[2:], sigma=1.0, method="newton", gamma_A=1e-2, gamma_I=1.0,
+    res3 = lapsvm(X3, y3, XU[2:], kernel=Kernel("rbf", sigma=1.0), solver="newton", gamma_A=1e-2, gamma_I=1.0,
                   callback=lambda r: steps.append((r.n_iter, r.column)))
     assert [c for _, c in steps] == sorted(c for _, c in steps)
     assert [n for n, _ in steps] == list(range(1, len(steps) + 1)) == list(range(1, res3.history["newton_steps"].sum() + 1))
@@ -236,16 +243,15 @@ def test_singular_systems_are_solved_by_least_squares_and_recorded():
     zero = np.zeros((60, 60))
     graph = laplacian(np.vstack([XL, XU]))          # the graph of the points; the kernel is all zeros
     with pytest.warns(toolkit.DegenerateFitWarning, match="predicts one class"):    # f = b: K = 0 cannot separate
-        direct = laprlsc(zero[:len(XL)], YL, zero[len(XL):], kernel="precomputed", gamma_A=0.0,
-                         laplacian_matrix=graph)
+        direct = laprlsc(zero[:len(XL)], YL, zero[len(XL):], kernel="precomputed", gamma_A=0.0, graph=graph)
     assert len(direct.fallbacks) == 1 and "least squares" in direct.fallbacks[0] and "eq. (14)" in direct.fallbacks[0]
     assert direct.history["lstsq"][-1] and "least squares" in direct.message
     assert "fallback" in direct.summary()
     with pytest.warns(toolkit.DegenerateFitWarning, match="predicts one class"):
-        newton = lapsvm(zero[:len(XL)], YL, zero[len(XL):], kernel="precomputed", method="newton", gamma_A=0.0,
-                        laplacian_matrix=graph)
+        newton = lapsvm(zero[:len(XL)], YL, zero[len(XL):], kernel="precomputed", graph=graph, solver="newton",
+                        gamma_A=0.0)
     assert newton.fallbacks and newton.history["lstsq"][1:].all() and "Newton step 1" in newton.fallbacks[0]
-    regular = lapsvm(XL, YL, XU, method="newton", gamma_A=1e-2, gamma_I=1.0)
+    regular = lapsvm(XL, YL, XU, solver="newton", gamma_A=1e-2, gamma_I=1.0)
     assert regular.fallbacks == () and not regular.history["lstsq"].any()
 
 
@@ -262,24 +268,24 @@ def test_singular_elbow_steps_are_recorded_as_fallbacks():
 # ----------------------------------------------------------------------------- lapsvm_dual and SVC
 def test_lapsvm_dual_reports_libsvm_stopping_at_max_iter():
     with pytest.warns(toolkit.ConvergenceWarning, match="max_iter=1") as record:
-        res = lapsvm_dual(XL, YL, XU, sigma=1.0, gamma_A=1e-2, max_iter=1)
+        res = lapsvm_dual(XL, YL, XU, kernel=Kernel("rbf", sigma=1.0), gamma_A=1e-2, max_iter=1)
     assert res.status == MAX_ITER and not res.converged and "libsvm" in res.message
     # scikit-learn's own ConvergenceWarning is folded into the toolkit's, not passed on twice
     from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
     assert not any(issubclass(w.category, SklearnConvergenceWarning) for w in record)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        ok = lapsvm_dual(XL, YL, XU, sigma=1.0, gamma_A=1e-2)
+        ok = lapsvm_dual(XL, YL, XU, kernel=Kernel("rbf", sigma=1.0), gamma_A=1e-2)
     assert ok.status == CONVERGED and ok.converged and len(ok.history["objective"]) == 2
     assert ok.history["objective"][-1] == pytest.approx(ok.objective)
 
 
 # ----------------------------------------------------------------------------- rules as callbacks
 def test_stability_rule_as_callback_equals_the_stop_parameter():
-    kw = dict(sigma=1.0, gamma_A=1e-2, gamma_I=1.0, method="pcg")
-    by_stop = lapsvm(XL, YL, XU, stop="stability", **kw)
+    kw = dict(kernel=Kernel("rbf", sigma=1.0), gamma_A=1e-2, gamma_I=1.0)
+    by_stop = lapsvm(XL, YL, XU, solver=Solver("pcg", stop="stability"), **kw)
     stopper = EarlyStopping(StabilityCheck())
-    by_callback = lapsvm(XL, YL, XU, stop=None, callback=stopper, **kw)
+    by_callback = lapsvm(XL, YL, XU, solver=Solver("pcg", stop=None), callback=stopper, **kw)
     assert by_stop.status == by_callback.status == EARLY_STOP
     assert by_callback.n_iter == by_stop.n_iter == by_callback.stop.iteration
     assert by_callback.stop.rule == "stability" and "stability rule" in by_callback.message
@@ -289,9 +295,9 @@ def test_stability_rule_as_callback_equals_the_stop_parameter():
 
 def test_rule_callback_restarts_with_each_run():
     stopper = EarlyStopping(StabilityCheck(period=1))
-    first = s2rlsc(XL, YL, XU, restarts=10, rng=0, callback=stopper)
+    first = s2rlsc(XL, YL, XU, search=LocalSearch(restarts=10), rng=0, callback=stopper)
     checks = len(stopper.history["iteration"])
-    second = s2rlsc(XL, YL, XU, restarts=10, rng=0, callback=stopper)
+    second = s2rlsc(XL, YL, XU, search=LocalSearch(restarts=10), rng=0, callback=stopper)
     assert len(stopper.history["iteration"]) == checks and first.stop == second.stop
     assert first.status == EARLY_STOP and len(first.restarts) == first.stop.iteration
 
@@ -309,18 +315,18 @@ def test_validation_rule_can_stop_a_restart_loop_of_s2rlsc():
         return float(np.mean(np.where(r.decision_function(Xa[val]) >= 0, 1, -1) != ya[val]))
 
     stopper = EarlyStopping(ValidationCheck(), n_validation=len(val), validation_error=error)
-    res = s2rlsc(Xa[lab], ya[lab], Xa[unl], restarts=20, rng=3, callback=stopper, **kw)
+    res = s2rlsc(Xa[lab], ya[lab], Xa[unl], search=LocalSearch(restarts=20), rng=3, callback=stopper, **kw)
     k = len(res.restarts)
     assert res.status == EARLY_STOP and res.stop.rule == "validation" and k == res.stop.iteration < 20
     # independent check: the fits with 1..k restarts (same seed: the same restarts), their errors
-    errs = [np.mean(s2rlsc(Xa[lab], ya[lab], Xa[unl], restarts=j, rng=3, **kw).predict(Xa[val]) != ya[val])
+    errs = [np.mean(s2rlsc(Xa[lab], ya[lab], Xa[unl], search=LocalSearch(restarts=j), rng=3, **kw).predict(Xa[val]) != ya[val])
             for j in range(1, k + 1)]
     best = 1.0
     for e in errs[:-1]:                                       # improved by one example at every check
         assert e <= best - 1 / len(val) + 1e-12
         best = e
     assert errs[-1] > best - 1 / len(val)                     # and not at the last one
-    same = s2rlsc(Xa[lab], ya[lab], Xa[unl], restarts=k, rng=3, **kw)
+    same = s2rlsc(Xa[lab], ya[lab], Xa[unl], search=LocalSearch(restarts=k), rng=3, **kw)
     np.testing.assert_array_equal(res.labels_unlabeled, same.labels_unlabeled)
 
 
@@ -332,7 +338,8 @@ def test_validation_rule_stops_a_path_when_the_validation_error_stops_improving(
     tr, va = np.arange(60), np.arange(60, 160)
     if laplacian:
         def run(**kw):
-            return laplacian_svm_path(Xa[tr], ya[tr], Xa[va[:40]], sigma=0.5, gamma_ratio=0.5, **kw)
+            return laplacian_svm_path(Xa[tr], ya[tr], Xa[va[:40]], kernel=Kernel("rbf", sigma=0.5), gamma_ratio=0.5,
+                                      **kw)
 
         def decide(path, lam):
             return path.decision_function(Xa[va], lam)
@@ -377,7 +384,7 @@ def test_results_pickle_and_stay_read_only():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 2))
     y = np.where(X[:, 0] > 0, 1.0, -1.0)
-    for result in (toolkit.lapsvm(X[:8], y[:8], X[8:], sigma=1.0), toolkit.s2rlsc(X[:8], y[:8], X[8:], rng=0),
+    for result in (toolkit.lapsvm(X[:8], y[:8], X[8:], kernel=Kernel("rbf", sigma=1.0)), toolkit.s2rlsc(X[:8], y[:8], X[8:], rng=0),
                    toolkit.mmc(X, rng=0)):
         again = pickle.loads(pickle.dumps(result))
         assert isinstance(again.history, ReadOnlyDict)

@@ -326,10 +326,10 @@ def test_low_rank_scheduler_is_refused_where_it_cannot_apply(cluster, moons_3000
     with pytest.raises(ValueError, match=r"'scheduler' parameter of lapsvm .*needs n_basis"):
         lapsvm(X_l, y_l, X_u[:100], scheduler=cluster.scheduler_address)
     with pytest.raises(TypeError, match=r"'scheduler' parameter of lapsvm must be None, a Dask scheduler address"):
-        lapsvm(X_l, y_l, X_u[:100], n_basis=20, scheduler=2)
+        lapsvm(X_l, y_l, X_u[:100], low_rank=20, scheduler=2)
     L = laplacian_operator(laplacian(np.r_[X_l, X_u[:100]], neighbors=5), degree=2)
     with pytest.raises(ValueError, match=r"With a 'scheduler', the graph Laplacian must be a sparse matrix"):
-        lapsvm(X_l, y_l, X_u[:100], n_basis=20, laplacian_matrix=L, scheduler=cluster.scheduler_address)
+        lapsvm(X_l, y_l, X_u[:100], graph=L, low_rank=20, scheduler=cluster.scheduler_address)
 
 
 def test_low_rank_estimator_takes_the_scheduler_address(cluster, moons_3000):
@@ -341,7 +341,7 @@ def test_low_rank_estimator_takes_the_scheduler_address(cluster, moons_3000):
     X = np.r_[X_l, X_u[:1500]]
     y = np.r_[y_l, np.full(1500, -1)].astype(int)
     y[:len(y_l)] = np.where(y_l > 0, 1, 0)                     # classes 0 / 1; -1 marks unlabelled rows
-    local = LapSVM(sigma=0.3, gamma_I=1.0, neighbors=10, weight="heat", n_basis=150).fit(X, y)
+    local = LapSVM(sigma=0.3, gamma_I=1.0, n_neighbors=10, weight="heat", n_basis=150).fit(X, y)
     remote = clone(local).set_params(scheduler=cluster.scheduler_address).fit(X, y)
     np.testing.assert_allclose(remote.decision_function(X_test), local.decision_function(X_test), rtol=1e-6,
                                atol=1e-8)

@@ -20,6 +20,7 @@ from toolkit import DegenerateFitWarning, laprlsc, lapsvm
 from toolkit.estimators import LapRLSC, LapRLSCCV, LapSVM, LapSVMCV, S2RLSCCV
 from toolkit.kernels import MEDIAN_SAMPLE, scale_width
 from toolkit.selection import SemiSupervisedKFold
+from toolkit.specs import Graph, Kernel
 
 
 def _moons(n=200, labels=4, seed=0):
@@ -67,32 +68,32 @@ def test_sigma_rule_must_be_known():
     X, y, _ = _moons()
     lab = ~np.isnan(y)
     with pytest.raises(ValueError, match="'sigma'.*'scale'"):
-        lapsvm(X[lab], y[lab], X[~lab], sigma="median")
+        lapsvm(X[lab], y[lab], X[~lab], kernel=Kernel("rbf", sigma="median"))
 
 
 # ----------------------------------------------------------------------------- the defaults
 @pytest.mark.parametrize("func, estimator", [(lapsvm, LapSVM), (laprlsc, LapRLSC)])
 def test_estimator_defaults_equal_the_functions(func, estimator):
-    from toolkit.manifold._solvers import GRAPH_DEFAULTS
+    """The estimator's flat hyper-parameters, as the specs the estimator builds, are the function's defaults."""
+    from toolkit.specs import Graph, Kernel
 
     function = inspect.signature(func).parameters
+    est = estimator()
+    params = est._solver_params()                   # what fit passes to the function
+    assert params["kernel"] == Kernel.of(function["kernel"].default, func.__name__)
+    assert params["graph"] == Graph() and function["graph"].default is None          # None: Graph()
+    from toolkit.manifold._solvers import LAPRLSC_SOLVER, LAPSVM_SOLVER
+    assert params["solver"] == (LAPSVM_SOLVER if func is lapsvm else LAPRLSC_SOLVER)
     for name, parameter in inspect.signature(estimator).parameters.items():
-        if name in function:
-            default = function[name].default
-            if name == "degree" and default is None:    # the function's None: 2 for the graph it builds
-                default = GRAPH_DEFAULTS["degree"]
-            assert parameter.default == default, name
+        if name in function and name not in ("kernel", "graph", "solver", "low_rank") and parameter.default != "deprecated":
+            assert parameter.default == function[name].default, name
 
 
 def test_the_registry_graph_defaults_are_the_functions():
     from toolkit.graphs import GRAPH_PARAMS
+    from toolkit.specs import Graph
 
-    from toolkit.manifold._solvers import GRAPH_DEFAULTS
-
-    function = inspect.signature(lapsvm).parameters
-    for name, value in GRAPH_PARAMS.items():
-        assert (GRAPH_DEFAULTS[name] if function[name].default is None and name == "degree"
-                else function[name].default) == value, name
+    assert {k: Graph().flat()[k] for k in GRAPH_PARAMS} == GRAPH_PARAMS     # lapsvm's graph=None is Graph()
 
 
 def test_defaults_separate_pixel_data_where_a_unit_width_warns():
@@ -106,7 +107,8 @@ def test_defaults_separate_pixel_data_where_a_unit_width_warns():
     labeled = np.concatenate([rng.choice(np.flatnonzero(truth == c), 5, replace=False) for c in (3, 8)])
     rest = np.setdiff1d(np.arange(len(truth)), labeled)
     with pytest.warns(DegenerateFitWarning, match="below half the typical distance between a row and its nearest"):
-        lapsvm(X[labeled], truth[labeled], X[rest], sigma=1.0, weight="binary", degree=1, neighbors=6, gamma_I=1e-2)
+        lapsvm(X[labeled], truth[labeled], X[rest], kernel=Kernel("rbf", sigma=1.0),
+               graph=Graph(n_neighbors=6, weight="binary", power=1), gamma_I=1e-2)
     with warnings.catch_warnings():
         warnings.simplefilter("error", DegenerateFitWarning)
         fit = lapsvm(X[labeled], truth[labeled], X[rest])
@@ -137,12 +139,13 @@ def test_selection_candidates_do_not_warn_but_the_refit_does():
 def test_cv_errors_equal_gridsearchcv_with_the_splitter_fold_by_fold():
     """LapRLSCCV's CV errors are those of scikit-learn's GridSearchCV over LapRLSC with SemiSupervisedKFold."""
     X, y, _ = _moons(labels=6)
-    grid = {"gamma_I": [0.01, 1.0], "neighbors": [6, 10]}
-    cv = LapRLSCCV(sigma=0.3, gamma_A=1e-6, degree=2, rng=3, n_folds=3, **grid).fit(X, y)
+    grid = {"gamma_I": [0.01, 1.0], "n_neighbors": [6, 10]}
+    cv = LapRLSCCV(sigma=0.3, gamma_A=1e-6, laplacian_power=2, random_state=3, n_folds=3, **grid).fit(X, y)
     reference = GridSearchCV(LapRLSC(sigma=0.3, gamma_A=1e-6, unlabeled=np.nan), grid,
                              cv=SemiSupervisedKFold(3, random_state=3, unlabeled=np.nan)).fit(X, y)
-    ours = {(p["gamma_I"], p["neighbors"]): s for p, s in zip(cv.cv_results_["params"], cv.cv_results_["mean_test_score"])}
-    theirs = {(p["gamma_I"], p["neighbors"]): s for p, s in zip(reference.cv_results_["params"],
+    ours = {(p["gamma_I"], p["n_neighbors"]): s for p, s in zip(cv.cv_results_["params"],
+                                                                cv.cv_results_["mean_test_score"])}
+    theirs = {(p["gamma_I"], p["n_neighbors"]): s for p, s in zip(reference.cv_results_["params"],
                                                                reference.cv_results_["mean_test_score"])}
     assert ours.keys() == theirs.keys()
     for key in ours:
@@ -151,8 +154,8 @@ def test_cv_errors_equal_gridsearchcv_with_the_splitter_fold_by_fold():
 
 def test_cv_estimator_refits_the_best_candidate_and_predicts_with_it():
     X, y, y_true = _moons(labels=6)
-    cv = LapSVMCV(rng=0).fit(X, y)
-    assert set(cv.best_params_) == {"sigma", "gamma_A", "gamma_I", "neighbors", "degree"}
+    cv = LapSVMCV(random_state=0).fit(X, y)
+    assert set(cv.best_params_) == {"sigma", "gamma_A", "gamma_I", "n_neighbors", "laplacian_power"}
     errors = cv.cv_results_["mean_test_error"]
     assert errors[cv.best_index_] == errors.min()
     # one unit for errors (percent, as select's test_error and results.csv); scores stay scikit-learn's fractions
@@ -173,15 +176,16 @@ def test_cv_estimator_refits_the_best_candidate_and_predicts_with_it():
 
 def test_cv_estimator_is_deterministic_with_a_seed_and_1se_is_no_less_regularised():
     X, y, _ = _moons(labels=6)
-    a, b = LapSVMCV(rng=7).fit(X, y), LapSVMCV(rng=7).fit(X, y)
+    a, b = LapSVMCV(random_state=7).fit(X, y), LapSVMCV(random_state=7).fit(X, y)
     np.testing.assert_array_equal(a.cv_results_["mean_test_score"], b.cv_results_["mean_test_score"])
     assert a.best_params_ == b.best_params_
-    one_se = LapSVMCV(rng=7, refit="1se").fit(X, y)
+    one_se = LapSVMCV(random_state=7, refit="1se").fit(X, y)
     assert one_se.best_params_["gamma_I"] >= a.best_params_["gamma_I"]
     within = a.cv_results_["mean_test_error"] <= a.cv_results_["mean_test_error"].min() \
         + a.cv_results_["se_test_error"][a.best_index_] + 1e-12
     assert one_se.best_params_["gamma_I"] == max(p["gamma_I"] for p, ok in zip(a.cv_results_["params"], within) if ok)
-    assert one_se.best_params_ == {k: one_se.selection_.lambda_1se[k] for k in one_se.best_params_}
+    from toolkit.estimators._base import FUNCTION_NAMES      # the selection's names of the renamed ones
+    assert one_se.best_params_ == {k: one_se.selection_.lambda_1se[FUNCTION_NAMES.get(k, k)] for k in one_se.best_params_}
 
 
 def test_cv_estimator_multiclass_and_string_labels():
@@ -192,7 +196,7 @@ def test_cv_estimator_multiclass_and_string_labels():
     for c in range(3):
         idx = rng.choice(np.flatnonzero(truth == c), 4, replace=False)
         y[idx] = names[idx]
-    cv = LapRLSCCV(rng=0, gamma_I=(0.01, 0.1), neighbors=6).fit(X, y)
+    cv = LapRLSCCV(random_state=0, gamma_I=(0.01, 0.1), n_neighbors=6).fit(X, y)
     assert cv.classes_.tolist() == ["a", "b", "c"]
     assert np.mean(cv.predict(X) == names) > 0.9
 
@@ -202,7 +206,7 @@ def test_cv_estimator_plot_draws_the_curve():
 
     matplotlib.use("Agg")
     X, y, _ = _moons(labels=6)
-    fig = LapSVMCV(rng=0, neighbors=10, degree=2).fit(X, y).plot()
+    fig = LapSVMCV(random_state=0, n_neighbors=10, laplacian_power=2).fit(X, y).plot()
     ax = fig.axes[0]
     assert ax.get_xlabel() == "gamma_I" and ax.get_ylabel() == "selection error (%)"
     assert len(ax.lines[0].get_xdata()) == 2          # the two default candidates of gamma_I
@@ -210,14 +214,14 @@ def test_cv_estimator_plot_draws_the_curve():
 
 def test_s2rlsccv_selects_lambda_on_two_classes_and_refuses_more():
     X, y, y_true = _moons(labels=6)
-    cv = S2RLSCCV(rng=0, restarts=1).fit(X, y)
+    cv = S2RLSCCV(random_state=0, restarts=1).fit(X, y)
     assert set(cv.best_params_) == {"sigma", "lam", "lam_u"}
     assert np.mean(cv.predict(X) == y_true) > 0.9
     Xb, truth = make_blobs(90, centers=3, random_state=0)
     yb = np.full(90, np.nan)
     yb[:12] = truth[:12]
     with pytest.raises(ValueError, match="two-class method"):
-        S2RLSCCV(rng=0).fit(Xb, yb)
+        S2RLSCCV(random_state=0).fit(Xb, yb)
 
 
 @pytest.mark.parametrize("params, match", [
@@ -247,12 +251,12 @@ def test_ties_go_to_the_measured_defaults():
     y = np.full(120, np.nan)
     for c in (0, 1):
         y[np.flatnonzero(truth == c)[:6]] = c
-    cv = LapSVMCV(rng=0).fit(X, y)
+    cv = LapSVMCV(random_state=0).fit(X, y)
     assert np.all(cv.cv_results_["mean_test_error"] == 0.0)
     default = LapSVM().get_params()
     assert cv.best_params_ == {"sigma": pytest.approx(scale_width(X)), "gamma_A": default["gamma_A"],
-                               "gamma_I": default["gamma_I"], "neighbors": default["neighbors"],
-                               "degree": default["degree"]}
+                               "gamma_I": default["gamma_I"], "n_neighbors": default["n_neighbors"],
+                               "laplacian_power": default["laplacian_power"]}
 
 
 def test_a_fit_with_no_argument_is_the_same_every_time():

@@ -7,6 +7,7 @@ from toolkit.early_stopping import (Check, EarlyStopping, GradientNorm, MixedChe
                                     PreconditionedGradientNorm, Progress, RelativeObjectiveDecrease, RuleFired,
                                     StabilityCheck, StopEvent, ValidationCheck, default_period, make_rule,
                                     start_monitor)
+from toolkit.specs import Graph, Kernel, Solver
 
 
 def run(monitor, progresses):
@@ -205,8 +206,9 @@ def test_histories_record_the_checked_errors_in_percent():
     X, y01 = make_moons(160, noise=0.15, random_state=18)
     y = 2.0 * y01 - 1
     Xv, yv01 = make_moons(40, noise=0.15, random_state=19)
-    r = lapsvm(X[:6], y[:6], X[6:], sigma=0.4, gamma_A=1e-2, gamma_I=1.0, neighbors=6, validation=(Xv, 2.0 * yv01 - 1),
-               y_unlabeled=y[6:], preconditioner="kernel", stop=ValidationCheck())
+    r = lapsvm(X[:6], y[:6], X[6:], kernel=Kernel("rbf", sigma=0.4), graph=Graph(n_neighbors=6),
+               solver=Solver(stop=ValidationCheck(), preconditioner="kernel"), gamma_A=1e-2, gamma_I=1.0,
+               validation=(Xv, 2.0 * yv01 - 1), y_unlabeled=y[6:])
     h = r.history
     assert len(h["check_error_V"]) >= 1
     np.testing.assert_allclose(h["check_error_V"], 100 * np.asarray(h["check_value"], dtype=float))

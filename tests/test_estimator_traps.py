@@ -223,7 +223,7 @@ def test_score_keeps_a_marker_that_is_a_class_and_reads_missing_labels_with_the_
 
 def test_score_of_a_cv_estimator_is_that_of_its_refitted_model(blobs):
     X, y, y_true = blobs
-    model = LapRLSCCV(sigma=1.0, gamma_I=(0.1, 1.0), neighbors=6, degree=1).fit(X, y)
+    model = LapRLSCCV(sigma=1.0, gamma_I=(0.1, 1.0), n_neighbors=6, laplacian_power=1).fit(X, y)
     y_test = np.where(np.arange(120) % 3 == 0, np.nan, y_true)
     kept = ~np.isnan(y_test)
     expected = _accuracy(model.best_estimator_.predict(X[kept]), y_test[kept])
@@ -308,7 +308,7 @@ def test_grid_search_with_the_semi_supervised_splitter_still_works(n_jobs, moons
                               cv=SemiSupervisedKFold(4, random_state=0)).fit(X, target)
         assert np.isfinite(search.cv_results_["mean_test_score"]).all()
         assert np.mean(search.predict(X) == y_true) > 0.95
-    scores = cross_validate(S2RLSC(kernel="rbf", sigma=0.3, restarts=2, rng=0), X, np.where(y == -1, np.nan, y),
+    scores = cross_validate(S2RLSC(kernel="rbf", sigma=0.3, restarts=2, random_state=0), X, np.where(y == -1, np.nan, y),
                             cv=SemiSupervisedKFold(4, random_state=0), n_jobs=n_jobs)["test_score"]
     assert np.isfinite(scores).all()
 

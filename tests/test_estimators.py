@@ -20,6 +20,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import _get_check_estimator_ids, check_estimator, parametrize_with_checks
 
 import toolkit
+from toolkit.specs import Kernel, LocalSearch, Solver
 from toolkit import data
 from toolkit._compat import SKLEARN_TAGS
 from toolkit.estimators import MMC, RLSC, S2RLSC, TSVM, LapRLSC, LapSVM, LapSVMPath
@@ -76,7 +77,7 @@ def _parametrize_with_checks(estimators, expected_failed_checks):
     return pytest.mark.parametrize("estimator, check", params, ids=_get_check_estimator_ids)
 
 
-@_parametrize_with_checks([RLSC(), S2RLSC(rng=0, restarts=2), TSVM(), LapSVM(), LapRLSC(), LapSVMPath(), MMC(rng=0)],
+@_parametrize_with_checks([RLSC(), S2RLSC(random_state=0, restarts=2), TSVM(), LapSVM(), LapRLSC(), LapSVMPath(), MMC(random_state=0)],
                           expected_failed_checks=_expected_failures)
 def test_scikit_learn_checks(estimator, check):
     check(estimator)
@@ -97,7 +98,7 @@ def moons():
 
 _ESTIMATORS = {
     "RLSC": lambda: RLSC(kernel="rbf", sigma=0.3, lam=0.1),
-    "S2RLSC": lambda: S2RLSC(kernel="rbf", sigma=0.3, lam=0.1, restarts=3, rng=0),
+    "S2RLSC": lambda: S2RLSC(kernel="rbf", sigma=0.3, lam=0.1, restarts=3, random_state=0),
     "TSVM": lambda: TSVM(kernel="rbf", sigma=0.3, C=10.0),
     "LapSVM": lambda: LapSVM(sigma=0.3, gamma_I=1.0),
     "LapRLSC": lambda: LapRLSC(sigma=0.3, gamma_I=1.0),
@@ -105,11 +106,12 @@ _ESTIMATORS = {
 }
 _FUNCTIONS = {
     "RLSC": lambda Xl, yl, Xu: toolkit.rlsc(Xl, yl, kernel="rbf", sigma=0.3, lam=0.1),
-    "S2RLSC": lambda Xl, yl, Xu: toolkit.s2rlsc(Xl, yl, Xu, kernel="rbf", sigma=0.3, lam=0.1, restarts=3, rng=0),
+    "S2RLSC": lambda Xl, yl, Xu: toolkit.s2rlsc(Xl, yl, Xu, kernel=Kernel("rbf", sigma=0.3),
+                                                search=LocalSearch(restarts=3), lam=0.1, rng=0),
     "TSVM": lambda Xl, yl, Xu: toolkit.tsvm(Xl, yl, Xu, kernel="rbf", sigma=0.3, C=10.0),
-    "LapSVM": lambda Xl, yl, Xu: toolkit.lapsvm(Xl, yl, Xu, sigma=0.3, gamma_I=1.0),
-    "LapRLSC": lambda Xl, yl, Xu: toolkit.laprlsc(Xl, yl, Xu, sigma=0.3, gamma_I=1.0),
-    "LapSVMPath": lambda Xl, yl, Xu: toolkit.laplacian_svm_path(Xl, yl, Xu, sigma=0.3),
+    "LapSVM": lambda Xl, yl, Xu: toolkit.lapsvm(Xl, yl, Xu, kernel=Kernel("rbf", sigma=0.3), gamma_I=1.0),
+    "LapRLSC": lambda Xl, yl, Xu: toolkit.laprlsc(Xl, yl, Xu, kernel=Kernel("rbf", sigma=0.3), gamma_I=1.0),
+    "LapSVMPath": lambda Xl, yl, Xu: toolkit.laplacian_svm_path(Xl, yl, Xu, kernel=Kernel("rbf", sigma=0.3)),
 }
 
 
@@ -194,7 +196,7 @@ _ONE_CALL = {
 
 def _function_of(est):
     """The estimator's function with every one of its parameters (the marker apart)."""
-    params = {k: v for k, v in est.get_params().items() if k != "unlabeled"}
+    params = est._solver_params()                   # the estimator's hyper-parameters as the function's specs
     function = toolkit.laprlsc if isinstance(est, LapRLSC) else toolkit.lapsvm
     return lambda X_labeled, y_labeled, X_unlabeled, **kw: function(X_labeled, y_labeled, X_unlabeled,
                                                                       **{**params, **kw})
@@ -232,21 +234,21 @@ def test_one_call_codes_the_validation_labels(blobs):
     """validation = (X_v, y_v) coded like y: the function receives the same codes as the labelled rows."""
     X, y, y_true = blobs
     X_v, y_v = X[::10], y_true[::10]
-    est = LapSVM(sigma=2.0, gamma_I=0.1, stop="validation", validation=(X_v, y_v)).fit(X, y)
+    est = LapSVM(sigma=2.0, gamma_I=0.1, stop="validation").fit(X, y, validation=(X_v, y_v))
     labeled = y != -1
-    direct = _function_of(est)(X[labeled], y[labeled], X[~labeled])      # the same (X_v, y_v): codes 0, 1, 2
+    direct = _function_of(est)(X[labeled], y[labeled], X[~labeled], validation=(X_v, y_v))   # y_v: codes 0, 1, 2
     np.testing.assert_allclose(est.decision_function(X), direct.decision_function(X), rtol=1e-10, atol=1e-12)
     np.testing.assert_array_equal(est.n_iter_, direct.n_iter_per_problem)
-    with pytest.raises(ValueError, match=r"'validation' parameter of LapSVM must hold labels coded like y, among "
+    with pytest.raises(ValueError, match=r"'validation' argument of LapSVM.fit must hold labels coded like y, among "
                                          r"the classes \[0, 1, 2\]\. Got 1 other labels \(e\.g\. 7\)"):
-        LapSVM(sigma=2.0, stop="validation", validation=(X_v, np.r_[y_v[:-1], 7])).fit(X, y)
+        LapSVM(sigma=2.0, stop="validation").fit(X, y, validation=(X_v, np.r_[y_v[:-1], 7]))
 
 
 def test_mmc_is_the_function():
     X, truth = make_blobs(60, centers=2, cluster_std=0.8, random_state=3)
-    est = MMC(kernel="linear", rng=0, restarts=3)
+    est = MMC(kernel="linear", random_state=0, restarts=3)
     labels = est.fit_predict(X)
-    result = toolkit.mmc(X, kernel="linear", rng=0, restarts=3)
+    result = toolkit.mmc(X, kernel="linear", rng=0, search=LocalSearch(restarts=3))
     np.testing.assert_array_equal(labels, (np.asarray(result.labels) > 0).astype(int))
     # the two blobs are found, up to the naming of the clusters
     assert max(np.mean(labels == truth), np.mean(labels != truth)) == 1.0
@@ -347,7 +349,7 @@ def test_grid_search_and_cross_validate_keep_unlabelled_rows_out_of_test_folds(m
     # the folds' scores are accuracies on labelled rows only: 20 labels / 4 folds = multiples of 1/5
     scores = np.array([search.cv_results_[f"split{k}_test_score"] for k in range(4)])
     np.testing.assert_allclose(scores * 5, np.round(scores * 5), atol=1e-12)
-    result = cross_validate(S2RLSC(kernel="rbf", sigma=0.3, restarts=2, rng=0), X, y, cv=cv)
+    result = cross_validate(S2RLSC(kernel="rbf", sigma=0.3, restarts=2, random_state=0), X, y, cv=cv)
     assert result["test_score"].shape == (4,)
     assert np.mean(search.predict(X) == y_true) > 0.97
 
@@ -392,14 +394,15 @@ def test_float32_is_kept_when_asked(moons):
 def test_validation_labels_are_coded_per_problem(moons):
     X, y, y_true = moons
     X_validation, y_validation = X[::20], y_true[::20]                 # labels coded like y (0 / 1)
-    est = LapSVM(sigma=0.3, stop="validation", validation=(X_validation, y_validation)).fit(X, y)
+    est = LapSVM(sigma=0.3, stop="validation").fit(X, y, validation=(X_validation, y_validation))
     labeled = y != -1
-    result = toolkit.lapsvm(X[labeled], np.where(y[labeled] == 1, 1.0, -1.0), X[~labeled], sigma=0.3,
-                            stop="validation", validation=(X_validation, np.where(y_validation == 1, 1.0, -1.0)))
+    result = toolkit.lapsvm(X[labeled], np.where(y[labeled] == 1, 1.0, -1.0), X[~labeled],
+                            kernel=Kernel("rbf", sigma=0.3), solver=Solver(stop="validation"),
+                            validation=(X_validation, np.where(y_validation == 1, 1.0, -1.0)))
     np.testing.assert_allclose(est.decision_function(X), result.decision_function(X), rtol=1e-10, atol=1e-12)
     assert est.n_iter_ == result.n_iter
-    with pytest.raises(TypeError, match=r"'validation' parameter of LapSVM must be a pair"):
-        LapSVM(sigma=0.3, stop="validation", validation=X_validation[:3]).fit(X, y)
+    with pytest.raises(TypeError, match=r"'validation' argument of LapSVM.fit must be a pair"):
+        LapSVM(sigma=0.3, stop="validation").fit(X, y, validation=X_validation[:3])
 
 
 def test_path_lambda_changes_without_refitting(moons):
@@ -439,7 +442,7 @@ def test_semi_supervised_methods_without_unlabelled_rows_say_so(name, moons):
 def test_the_supervised_baseline_and_the_clusterer_need_no_unlabelled_row(moons):
     X, _, y_true = moons
     assert RLSC(kernel="rbf", sigma=0.3).fit(X, y_true).transduction_.tolist() == y_true.tolist()
-    assert MMC(rng=0, restarts=2).fit(X).labels_.shape == (400,)
+    assert MMC(random_state=0, restarts=2).fit(X).labels_.shape == (400,)
 
 
 def test_bad_parameters_name_themselves(moons):

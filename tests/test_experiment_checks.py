@@ -43,7 +43,7 @@ CASES = {
                               r"set drawn with options.rng"),
     "restarts = 0": (r"fixed = \{ restarts = 2, eps = 0.2 \}\ntasks = \[\"Gaussian",
                      "fixed = { restarts = 0, eps = 0.2 }\ntasks = [\"Gaussian",
-                     r"the method 's2rlsc' .*fixed.restarts = 0 is refused: The 'restarts' parameter of s2rlsc"),
+                     r"the method 's2rlsc' .*fixed.restarts = 0 is refused: The 'restarts' parameter of LocalSearch"),
 }
 
 

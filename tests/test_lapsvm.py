@@ -1,5 +1,4 @@
 """LapSVM / LapRLSC / dual checked against independent references (Melacci & Belkin 2011)."""
-
 import dataclasses
 
 import numpy as np
@@ -14,6 +13,7 @@ from toolkit.graphs import laplacian, laplacian_operator
 from toolkit.early_stopping import (GradientNorm, MixedCheck, MixedProduct, PreconditionedGradientNorm,
                                     RelativeObjectiveDecrease, StabilityCheck, ValidationCheck)
 from toolkit.manifold import ConvergenceWarning
+from toolkit.specs import Graph, Kernel, Solver
 
 
 # ------------------------------------------------------------------------------ references
@@ -54,8 +54,8 @@ def test_newton_pcg_and_lbfgs_agree_on_eq7(case):
     f_ref = lbfgs_reference(K, L, y[:l], gA, gI)
     kw = dict(sigma=sigma, gamma_A=gA, gamma_I=gI, neighbors=k, normalized=normalized, degree=degree,
               weight="binary")                                    # the reference graph is binary
-    rn = lapsvm(X[:l], y[:l], X[l:], method="newton", **kw)
-    rp = lapsvm(X[:l], y[:l], X[l:], method="pcg", stop=None, tol=1e-11, **kw)
+    rn = lapsvm(X[:l], y[:l], X[l:], solver="newton", **kw)
+    rp = lapsvm(X[:l], y[:l], X[l:], solver=Solver(method="pcg", stop=None, tol=1e-11), **kw)
     assert rn.converged and rn.status == 0 and rp.converged and rp.status == 0
     for r in (rn, rp):
         f = primal_objective(K, L, y[:l], r.alpha, r.b, gA, gI)
@@ -68,8 +68,8 @@ def test_newton_pcg_and_lbfgs_agree_on_eq7(case):
 def test_newton_solution_satisfies_optimality_conditions():
     X, y = moons(80, 3)
     l, gA, gI = 8, 1e-2, 1.0
-    r = lapsvm(X[:l], y[:l], X[l:], sigma=0.4, gamma_A=gA, gamma_I=gI, neighbors=6, method="newton",
-               weight="binary", degree=1)                         # the reference graph: binary, L^1
+    r = lapsvm(X[:l], y[:l], X[l:], kernel=Kernel("rbf", sigma=0.4),
+               graph=Graph(n_neighbors=6, weight="binary", power=1), solver="newton", gamma_A=gA, gamma_I=gI)                         # the reference graph: binary, L^1
     K, L = rbf(X, X, 0.4), knn_laplacian(X, 6, True, 1)
     f = K @ r.alpha + r.b
     g_f = gI * L @ f
@@ -87,17 +87,17 @@ def test_newton_full_step_reaches_the_same_optimum_in_no_more_steps(case):
     seed, n, l, sigma, gA, gI, k, normalized, degree = case
     X, y = moons(n, seed)
     K, L = rbf(X, X, sigma), knn_laplacian(X, k, normalized, degree)
-    kw = dict(sigma=sigma, gamma_A=gA, gamma_I=gI, neighbors=k, normalized=normalized, degree=degree,
-              weight="binary", method="newton")
-    exact = lapsvm(X[:l], y[:l], X[l:], **kw)
-    full = lapsvm(X[:l], y[:l], X[l:], line_search=False, **kw)
+    kw = dict(kernel=Kernel("rbf", sigma=sigma), gamma_A=gA, gamma_I=gI,
+              graph=Graph(n_neighbors=k, normalized=normalized, power=degree, weight="binary"))
+    exact = lapsvm(X[:l], y[:l], X[l:], solver="newton", **kw)
+    full = lapsvm(X[:l], y[:l], X[l:], solver=Solver("newton", line_search=False), **kw)
     assert full.status == 0 and full.params["line_search"] is False and exact.params["line_search"] is True
     f_ref = lbfgs_reference(K, L, y[:l], gA, gI)
     assert primal_objective(K, L, y[:l], full.alpha, full.b, gA, gI) == pytest.approx(f_ref, rel=1e-6)
     assert full.n_iter <= exact.n_iter
     assert set(full.history["step"][~np.isnan(full.history["step"])]) == {1.0}
-    with pytest.raises(TypeError, match="'line_search' parameter of lapsvm must be a bool. Got 'no'"):
-        lapsvm(X[:l], y[:l], X[l:], line_search="no", **kw)
+    with pytest.raises(TypeError, match="'line_search' field of Solver must be a bool. Got 'no'"):
+        lapsvm(X[:l], y[:l], X[l:], solver=Solver("newton", line_search="no"), **kw)
 
 
 # ------------------------------------------------------------------------------ line search
@@ -209,8 +209,8 @@ def test_laprlsc_direct_pcg_and_dense_solve_agree():
     X, y = moons(70, 4)
     l, gA, gI, sigma = 8, 1e-2, 1.0, 0.5
     kw = dict(sigma=sigma, gamma_A=gA, gamma_I=gI, neighbors=5, degree=2, weight="binary")
-    rd = laprlsc(X[:l], y[:l], X[l:], method="direct", **kw)
-    rp = laprlsc(X[:l], y[:l], X[l:], method="pcg", tol=1e-12, **kw)
+    rd = laprlsc(X[:l], y[:l], X[l:], solver="direct", **kw)
+    rp = laprlsc(X[:l], y[:l], X[l:], solver=Solver(method="pcg", stop=None, tol=1e-12), **kw)
     # independent: the symmetric normal equations of the squared-loss objective in (b, α)
     K, L = rbf(X, X, sigma), knn_laplacian(X, 5, True, 2)
     A = np.c_[np.ones(70), K]                                          # f = A z
@@ -234,7 +234,8 @@ def test_gamma_I_zero_laprlsc_is_ridge_regression(intercept):
     X = rng.normal(size=(40, 3))
     y = np.sign(X[:, 0] + 0.3 * rng.normal(size=40))
     l, gA = 15, 0.5
-    r = laprlsc(X[:l], y[:l], X[l:], kernel="linear", gamma_A=gA, gamma_I=0.0, neighbors=3, intercept=intercept)
+    r = laprlsc(X[:l], y[:l], X[l:], kernel="linear", gamma_A=gA, gamma_I=0.0, graph=Graph(n_neighbors=3),
+                intercept=intercept)
     ridge = Ridge(alpha=gA, fit_intercept=intercept).fit(X[:l], y[:l])
     np.testing.assert_allclose(r.decision_function(X), ridge.predict(X), atol=1e-8)
     assert not np.any(r.alpha[l:])
@@ -250,8 +251,8 @@ def test_gamma_I_zero_lapsvm_is_squared_hinge_svm(intercept):
     y = np.sign(X[:, 0] + X[:, 1] + 0.5 * rng.normal(size=60))
     l, gA = 30, 0.1
     kw = dict(kernel="linear", gamma_A=gA, gamma_I=0.0, neighbors=3, intercept=intercept)
-    rn = lapsvm(X[:l], y[:l], X[l:], method="newton", **kw)
-    rp = lapsvm(X[:l], y[:l], X[l:], stop=None, tol=1e-8, **kw)
+    rn = lapsvm(X[:l], y[:l], X[l:], solver="newton", **kw)
+    rp = lapsvm(X[:l], y[:l], X[l:], solver=Solver(stop=None, tol=1e-8), **kw)
     assert not np.any(rn.alpha[l:])
     # liblinear: ½||w||² + C Σ max(0, 1 - y(wx+b))²  <=>  eq. (7)/γ_A with C = 1/(2γ_A);
     # a large intercept_scaling makes liblinear's regularised bias (nearly) free; the primal solver, as
@@ -267,7 +268,8 @@ def test_gamma_I_zero_dual_is_the_hinge_svm():
     from sklearn.svm import SVC
     X, y = moons(60, 10)
     l, gA, sigma = 20, 0.05, 0.5
-    r = lapsvm_dual(X[:l], y[:l], X[l:], sigma=sigma, gamma_A=gA, gamma_I=0.0, neighbors=4, tol=1e-8)
+    r = lapsvm_dual(X[:l], y[:l], X[l:], kernel=Kernel("rbf", sigma=sigma), graph=Graph(n_neighbors=4), gamma_A=gA,
+                    gamma_I=0.0, tol=1e-8)
     K = rbf(X, X, sigma)
     svc = SVC(C=1 / (2 * gA), kernel="precomputed", tol=1e-8).fit(K[:l, :l], y[:l])
     np.testing.assert_allclose(r.decision_function(X), svc.decision_function(K[:, :l]), atol=1e-5)
@@ -277,8 +279,8 @@ def test_dual_solves_the_hinge_primal():
     """The dual's (α, b) attains the hinge primal (eq. 4) minimum: compare with an LP-free check."""
     X, y = moons(60, 11)
     l, gA, gI, sigma = 10, 1e-2, 1.0, 0.5
-    r = lapsvm_dual(X[:l], y[:l], X[l:], sigma=sigma, gamma_A=gA, gamma_I=gI, neighbors=5, tol=1e-10,
-                    weight="binary", degree=1)                     # the reference graph: binary, L^1
+    r = lapsvm_dual(X[:l], y[:l], X[l:], kernel=Kernel("rbf", sigma=sigma),
+                    graph=Graph(n_neighbors=5, weight="binary", power=1), gamma_A=gA, gamma_I=gI, tol=1e-10)                     # the reference graph: binary, L^1
     K, L = rbf(X, X, sigma), knn_laplacian(X, 5, True, 1)
 
     def obj(a, b):
@@ -299,8 +301,8 @@ def test_one_labelled_point_per_class(method):
     # the graph under test: binary 6-NN weights, L^1 (with L^2 and gamma_I = 1 two labels no longer
     # propagate along the moons: about 60-70 % of U right, a property of that model, not of the solver)
     X, y = moons(100, 12, noise=0.05)
-    r = lapsvm(X[:2], y[:2], X[2:], sigma=0.3, gamma_A=1e-4, gamma_I=1.0, neighbors=6, weight="binary", degree=1,
-               method=method)
+    r = lapsvm(X[:2], y[:2], X[2:], kernel=Kernel("rbf", sigma=0.3),
+               graph=Graph(n_neighbors=6, weight="binary", power=1), solver=method, gamma_A=1e-4, gamma_I=1.0)
     assert r.converged
     assert np.mean(r.predict(X[2:]) == y[2:]) > 0.9
 
@@ -312,8 +314,8 @@ def test_disconnected_graph(method):
     y = np.r_[np.ones(30), -np.ones(30)]
     idx = np.r_[0, 30]
     rest = np.setdiff1d(np.arange(60), idx)
-    r = lapsvm(X[idx], y[idx], X[rest], sigma=1.0, gamma_A=1e-2, gamma_I=1.0, neighbors=3, method=method,
-               weight="binary")
+    r = lapsvm(X[idx], y[idx], X[rest], kernel=Kernel("rbf", sigma=1.0), graph=Graph(n_neighbors=3, weight="binary"),
+               solver=method, gamma_A=1e-2, gamma_I=1.0)
     assert r.converged and np.all(np.isfinite(r.alpha))
     assert np.all(r.predict(X[rest]) == y[rest])
 
@@ -322,8 +324,9 @@ def test_disconnected_graph(method):
 def test_duplicate_points(method):
     X, y = moons(40, 14)
     X2, y2 = np.r_[X, X[2:12]], np.r_[y, y[2:12]]                     # exact duplicates (singular K)
-    r = lapsvm(X2[:6], y2[:6], X2[6:], sigma=0.5, gamma_A=1e-2, gamma_I=1.0, neighbors=4, method=method,
-               stop=None, tol=1e-8, weight="binary", degree=1)    # the reference graph: binary, L^1
+    r = lapsvm(X2[:6], y2[:6], X2[6:], kernel=Kernel("rbf", sigma=0.5),
+               graph=Graph(n_neighbors=4, weight="binary", power=1),
+               solver=Solver(method=method, stop=None, tol=1e-8), gamma_A=1e-2, gamma_I=1.0)    # the reference graph: binary, L^1
     assert r.converged and np.all(np.isfinite(r.alpha))
     K, L = rbf(X2, X2, 0.5), knn_laplacian(X2, 4, True, 1)
     assert r.objective == pytest.approx(primal_objective(K, L, y2[:6], r.alpha, r.b, 1e-2, 1.0), rel=1e-8)
@@ -350,15 +353,16 @@ def test_sparse_text_input_with_cosine_graph():
 # ------------------------------------------------------------------------------ solver contract
 def test_warm_start_reuses_the_solution():
     X, y = moons(80, 16)
-    kw = dict(sigma=0.4, gamma_I=1.0, neighbors=6, stop=None, tol=1e-8)
-    r1 = lapsvm(X[:6], y[:6], X[6:], gamma_A=1e-2, **kw)
-    again = lapsvm(X[:6], y[:6], X[6:], gamma_A=1e-2, x0=r1, **kw)
+    kw = dict(kernel=Kernel("rbf", sigma=0.4), gamma_I=1.0, graph=Graph(n_neighbors=6))
+    pcg = Solver(stop=None, tol=1e-8)
+    r1 = lapsvm(X[:6], y[:6], X[6:], gamma_A=1e-2, solver=pcg, **kw)
+    again = lapsvm(X[:6], y[:6], X[6:], gamma_A=1e-2, x0=r1, solver=pcg, **kw)
     assert again.n_iter <= 2 and again.objective == pytest.approx(r1.objective, rel=1e-9)
-    cold = lapsvm(X[:6], y[:6], X[6:], gamma_A=2e-2, **kw)
-    warm = lapsvm(X[:6], y[:6], X[6:], gamma_A=2e-2, x0=(r1.alpha, r1.b), **kw)
+    cold = lapsvm(X[:6], y[:6], X[6:], gamma_A=2e-2, solver=pcg, **kw)
+    warm = lapsvm(X[:6], y[:6], X[6:], gamma_A=2e-2, x0=(r1.alpha, r1.b), solver=pcg, **kw)
     assert warm.objective == pytest.approx(cold.objective, rel=1e-7)
     assert warm.n_iter < cold.n_iter
-    rn = lapsvm(X[:6], y[:6], X[6:], gamma_A=2e-2, x0=r1, method="newton", **kw)
+    rn = lapsvm(X[:6], y[:6], X[6:], gamma_A=2e-2, x0=r1, solver=Solver("newton", stop=None, tol=1e-8), **kw)
     assert rn.objective == pytest.approx(cold.objective, rel=1e-7)
 
 
@@ -373,11 +377,13 @@ def test_callback_stops_and_max_iter_warns():
         if t == 3:
             raise StopIteration
 
-    r = lapsvm(X[:4], y[:4], X[4:], sigma=0.4, gamma_A=1e-2, gamma_I=1.0, stop=None, callback=cb)
+    r = lapsvm(X[:4], y[:4], X[4:], kernel=Kernel("rbf", sigma=0.4), solver=Solver(stop=None), gamma_A=1e-2,
+               gamma_I=1.0, callback=cb)
     assert r.status == 3 and r.n_iter == 3 and seen == [1, 2, 3] and not r.converged
     assert "iteration 3" in r.message
     with pytest.warns(ConvergenceWarning, match="max_iter=2"):
-        r = lapsvm(X[:4], y[:4], X[4:], sigma=0.4, gamma_A=1e-2, gamma_I=1.0, stop=None, max_iter=2)
+        r = lapsvm(X[:4], y[:4], X[4:], kernel=Kernel("rbf", sigma=0.4), solver=Solver(stop=None, max_iter=2),
+                   gamma_A=1e-2, gamma_I=1.0)
     assert r.status == 2 and not r.converged and r.n_iter == 2
     assert len(r.history["objective"]) == 3
 
@@ -386,12 +392,13 @@ def test_early_stopping_rules_are_recorded():
     X, y = moons(120, 18)
     Xv, yv = moons(40, 19)
     # the paper's PCG (P = diag(1, K)): it runs long enough here for every rule to fire
-    kw = dict(sigma=0.4, gamma_A=1e-2, gamma_I=1.0, neighbors=6, validation=(Xv, yv), y_unlabeled=y[6:],
-              preconditioner="kernel")
+    kw = dict(kernel=Kernel("rbf", sigma=0.4), gamma_A=1e-2, gamma_I=1.0, graph=Graph(n_neighbors=6),
+              validation=(Xv, yv), y_unlabeled=y[6:])
     rules = [StabilityCheck(), ValidationCheck(), MixedCheck(), GradientNorm(tol=1e-3),
              PreconditionedGradientNorm(tol=1e-2), MixedProduct(tol=1e-2), RelativeObjectiveDecrease(tol=1e-4)]
     for stop in rules + ["stability", "gradient"]:
-        r = lapsvm(X[:6], y[:6], X[6:], stop=stop, tol=1e-3 if isinstance(stop, str) else 1e-12, **kw)
+        r = lapsvm(X[:6], y[:6], X[6:], solver=Solver(stop=stop, tol=1e-3 if isinstance(stop, str) else 1e-12,
+                                                      preconditioner="kernel"), **kw)
         name = stop if isinstance(stop, str) else stop.name
         assert r.status == 1 and r.stop is not None and r.stop.rule == name
         assert r.stop.iteration == r.n_iter and str(r.n_iter) in r.stop_reason
@@ -399,43 +406,44 @@ def test_early_stopping_rules_are_recorded():
         assert np.all(np.diff(r.history["objective"]) <= 1e-12)       # exact line search: monotone
     assert np.isfinite(r.history["check_error_U"]).all() and np.isfinite(r.history["check_error_V"]).all()
     with pytest.raises(ValueError, match="validation"):
-        lapsvm(X[:6], y[:6], X[6:], stop="validation")
+        lapsvm(X[:6], y[:6], X[6:], solver=Solver(stop="validation"))
 
 
 def test_stability_check_agrees_with_newton_on_decisions():
     X, y = moons(200, 20)
     kw = dict(sigma=0.35, gamma_A=1e-2, gamma_I=1.0, neighbors=6)
-    rn = lapsvm(X[:6], y[:6], X[6:], method="newton", **kw)
-    rp = lapsvm(X[:6], y[:6], X[6:], method="pcg", stop="stability", preconditioner="kernel", **kw)
+    rn = lapsvm(X[:6], y[:6], X[6:], solver="newton", **kw)
+    rp = lapsvm(X[:6], y[:6], X[6:], solver=Solver(method="pcg", stop="stability", preconditioner="kernel"), **kw)
     assert np.mean(rp.predict(X[6:]) == rn.predict(X[6:])) >= 0.95
     assert rp.n_iter % 7 == 0                                           # θ = round(√200 / 2) = 7
-    two_level = lapsvm(X[:6], y[:6], X[6:], method="pcg", stop="stability", **kw)
+    two_level = lapsvm(X[:6], y[:6], X[6:], solver=Solver(method="pcg", stop="stability"), **kw)
     assert np.mean(two_level.predict(X[6:]) == rn.predict(X[6:])) >= 0.95
 
 
 def test_float32_kernel_and_laplacian_operator_give_the_same_model():
     X, y = moons(100, 21)
-    kw = dict(sigma=0.4, gamma_A=1e-2, gamma_I=1.0, stop=None, tol=1e-8)
-    graph = dict(neighbors=6, weight="binary", degree=3)
-    r64 = lapsvm(X[:6], y[:6], X[6:], **graph, **kw)            # binary weights: the graph of L1 below
-    r32 = lapsvm(X[:6], y[:6], X[6:], dtype="float32", **graph, **{**kw, "tol": 1e-4})
+    kw = dict(kernel=Kernel("rbf", sigma=0.4), gamma_A=1e-2, gamma_I=1.0)
+    pcg = Solver(stop=None, tol=1e-8)
+    graph = Graph(n_neighbors=6, weight="binary", power=3)
+    r64 = lapsvm(X[:6], y[:6], X[6:], graph=graph, solver=pcg, **kw)            # binary weights: the graph of L1 below
+    r32 = lapsvm(X[:6], y[:6], X[6:], solver=Solver(stop=None, tol=1e-4, dtype="float32"), graph=graph, **kw)
     assert np.mean(r32.predict(X) == r64.predict(X)) >= 0.99
     assert r32.objective == pytest.approx(r64.objective, rel=1e-3)
     L1 = laplacian(X, neighbors=6)
-    rop = lapsvm(X[:6], y[:6], X[6:], laplacian_matrix=laplacian_operator(L1, degree=3), **kw)
+    rop = lapsvm(X[:6], y[:6], X[6:], graph=laplacian_operator(L1, degree=3), solver=pcg, **kw)
     assert rop.objective == pytest.approx(r64.objective, rel=1e-7)
     K = rbf(X, X, 0.4)                                   # the same model from kernel rows
-    rg = lapsvm(K[:6], y[:6], K[6:], kernel="precomputed", laplacian_matrix=laplacian_operator(L1, degree=3),
-                **kw)
+    rg = lapsvm(K[:6], y[:6], K[6:], **{**kw, "kernel": "precomputed"}, graph=laplacian_operator(L1, degree=3),
+                solver=pcg)
     assert rg.objective == pytest.approx(r64.objective, rel=1e-7)
-    rn = lapsvm(X[:6], y[:6], X[6:], laplacian_matrix=laplacian_operator(L1, degree=3), method="newton", **kw)
+    rn = lapsvm(X[:6], y[:6], X[6:], graph=laplacian_operator(L1, degree=3), solver=Solver("newton", tol=1e-8), **kw)
     assert rn.objective == pytest.approx(r64.objective, rel=1e-6)
 
 
 def test_labels_of_any_type_and_result_display():
     X, y = moons(60, 22)
     ys = np.where(y[:6] > 0, "pos", "neg")
-    r = lapsvm(X[:6], ys, X[6:], sigma=0.4, gamma_A=1e-2, gamma_I=1.0)
+    r = lapsvm(X[:6], ys, X[6:], kernel=Kernel("rbf", sigma=0.4), gamma_A=1e-2, gamma_I=1.0)
     assert set(r.predict(X)) <= {"pos", "neg"}
     assert list(r.classes) == ["neg", "pos"]
     np.testing.assert_array_equal(r.predict(X) == "pos", r.decision_function(X) > 0)
@@ -474,20 +482,22 @@ def blobs3(seed):
 
 def test_multiclass_joint_pcg_equals_separate_binary_problems():
     Xl, yl, Xu, yu = blobs3(23)
-    kw = dict(sigma=1.0, gamma_A=1e-2, gamma_I=1.0, neighbors=5, stop=None, tol=1e-10)
-    r = lapsvm(Xl, yl, Xu, **kw)
-    rn = lapsvm(Xl, yl, Xu, method="newton", **kw)
+    kw = dict(kernel=Kernel("rbf", sigma=1.0), gamma_A=1e-2, gamma_I=1.0, graph=Graph(n_neighbors=5))
+    r = lapsvm(Xl, yl, Xu, solver=Solver(stop=None, tol=1e-10), **kw)
+    newton = Solver("newton", stop=None, tol=1e-10)
+    rn = lapsvm(Xl, yl, Xu, solver=newton, **kw)
     assert r.alpha.shape == (90, 3) and r.b.shape == (3,)
     for c in range(3):
-        rb = lapsvm(Xl, np.where(yl == c, 1, -1), Xu, method="newton", **kw)
+        rb = lapsvm(Xl, np.where(yl == c, 1, -1), Xu, solver=newton, **kw)
         np.testing.assert_allclose(r.alpha[:, c], rb.alpha, atol=1e-5 * np.abs(rb.alpha).max())
         np.testing.assert_allclose(rn.alpha[:, c], rb.alpha, atol=1e-10 * np.abs(rb.alpha).max() + 1e-12)
         assert r.objective[c] == pytest.approx(rb.objective, rel=1e-8)
     assert np.mean(r.predict(Xu) == yu) > 0.95
-    rs = lapsvm(Xl, yl, Xu, sigma=1.0, gamma_A=1e-2, gamma_I=1.0, neighbors=5)   # joint stability check
+    rs = lapsvm(Xl, yl, Xu, kernel=Kernel("rbf", sigma=1.0), graph=Graph(n_neighbors=5), gamma_A=1e-2, gamma_I=1.0)   # joint stability check
     assert rs.stop.rule == "stability" and np.mean(rs.predict(Xu) == yu) > 0.9
-    rl = laprlsc(Xl, yl, Xu, sigma=1.0, gamma_A=1e-2, gamma_I=1.0, neighbors=5)
-    rd = lapsvm_dual(Xl, yl, Xu, sigma=1.0, gamma_A=1e-2, gamma_I=1.0, neighbors=5)
+    rl = laprlsc(Xl, yl, Xu, kernel=Kernel("rbf", sigma=1.0), graph=Graph(n_neighbors=5), gamma_A=1e-2, gamma_I=1.0)
+    rd = lapsvm_dual(Xl, yl, Xu, kernel=Kernel("rbf", sigma=1.0), graph=Graph(n_neighbors=5), gamma_A=1e-2,
+                     gamma_I=1.0)
     assert np.mean(rl.predict(Xu) == yu) > 0.9 and np.mean(rd.predict(Xu) == yu) > 0.9
 
 
@@ -519,17 +529,18 @@ def test_separate_one_vs_all_is_each_binary_pcg_with_its_own_rule(solver, stop):
 
 def test_separate_and_joint_one_vs_all_share_the_minimiser_and_report_per_problem_iterations():
     Xl, yl, Xu, _ = blobs3(23)
-    kw = dict(sigma=1.0, gamma_A=1e-2, gamma_I=1.0, neighbors=5, stop=None, tol=1e-10)
-    joint = lapsvm(Xl, yl, Xu, **kw)
-    sep = lapsvm(Xl, yl, Xu, one_vs_all="separate", **kw)
+    kw = dict(kernel=Kernel("rbf", sigma=1.0), gamma_A=1e-2, gamma_I=1.0, graph=Graph(n_neighbors=5))
+    pcg = Solver(stop=None, tol=1e-10)
+    joint = lapsvm(Xl, yl, Xu, solver=pcg, **kw)
+    sep = lapsvm(Xl, yl, Xu, one_vs_all="separate", solver=pcg, **kw)
     np.testing.assert_allclose(sep.objective, joint.objective, rtol=1e-8)
     np.testing.assert_array_equal(joint.n_iter_per_problem, [joint.n_iter] * 3)   # every problem moves each iteration
-    newton = lapsvm(Xl, yl, Xu, method="newton", **kw)
+    newton = lapsvm(Xl, yl, Xu, solver=Solver("newton", stop=None, tol=1e-10), **kw)
     np.testing.assert_array_equal(newton.n_iter_per_problem, newton.history["newton_steps"])
-    binary = lapsvm(Xl[:4], np.where(yl[:4] == 0, 1, -1), Xu, **kw)
+    binary = lapsvm(Xl[:4], np.where(yl[:4] == 0, 1, -1), Xu, solver=pcg, **kw)
     np.testing.assert_array_equal(binary.n_iter_per_problem, [binary.n_iter])
     with pytest.raises(ValueError, match="'one_vs_all' parameter of lapsvm can be 'separate' for the exact model"):
-        lapsvm(Xl, yl, Xu, one_vs_all="separate", n_basis=20, **kw)
+        lapsvm(Xl, yl, Xu, one_vs_all="separate", low_rank=20, solver=pcg, **kw)
     with pytest.raises(ValueError, match="'one_vs_all' parameter of laprlsc"):
         laprlsc(Xl, yl, Xu, one_vs_all="each")
 
@@ -614,26 +625,26 @@ def test_bad_data_gives_clear_errors():
     # true labels of U outside the labelled classes: refused, not clamped into a class
     y_u = np.where(np.arange(56) == 3, 7.0, np.sign(y[4:]))
     with pytest.raises(ValueError, match=r"'y_unlabeled' contains labels not in y_labeled's classes.*\[7\.0\]"):
-        lapsvm(X[:4], y[:4], X[4:], sigma=0.4, gamma_A=1e-2, gamma_I=1.0, y_unlabeled=y_u)
+        lapsvm(X[:4], y[:4], X[4:], kernel=Kernel("rbf", sigma=0.4), gamma_A=1e-2, gamma_I=1.0, y_unlabeled=y_u)
 
 
 def test_graph_read_off_the_kernel_gives_the_same_model():
     X, y = moons(90, 26)
-    kw = dict(sigma=0.4, gamma_A=1e-2, gamma_I=1.0, neighbors=6, method="newton")
-    a = lapsvm(X[:6], y[:6], X[6:], neighbor_search="kernel", **kw)
-    b = lapsvm(X[:6], y[:6], X[6:], neighbor_search="sklearn", **kw)
+    kw = dict(kernel=Kernel("rbf", sigma=0.4), gamma_A=1e-2, gamma_I=1.0, solver="newton")
+    a = lapsvm(X[:6], y[:6], X[6:], graph=Graph(n_neighbors=6, neighbor_search="kernel"), **kw)
+    b = lapsvm(X[:6], y[:6], X[6:], graph=Graph(n_neighbors=6, neighbor_search="sklearn"), **kw)
     assert a.objective == pytest.approx(b.objective, rel=1e-10)
     assert (a.params["neighbor_search"], b.params["neighbor_search"]) == ("kernel", "sklearn")
     # the approximate search finds the same 6-NN graph on 90 points, so the same model
-    c = lapsvm(X[:6], y[:6], X[6:], neighbor_search="pynndescent", rng=1, **kw)
+    c = lapsvm(X[:6], y[:6], X[6:], graph=Graph(n_neighbors=6, neighbor_search="pynndescent"), rng=1, **kw)
     assert c.params["neighbor_search"] == "pynndescent"
     assert c.objective == pytest.approx(b.objective, rel=1e-6)
     # auto on 2-d points: SciPy's k-d tree, recorded, the same graph, hence the same model
-    d = lapsvm(X[:6], y[:6], X[6:], **kw)
+    d = lapsvm(X[:6], y[:6], X[6:], graph=Graph(n_neighbors=6), **kw)
     assert d.params["neighbor_search"] == "kdtree"
     assert d.objective == b.objective
     with pytest.raises(ValueError, match="'neighbor_search'"):
-        lapsvm(X[:6], y[:6], X[6:], neighbor_search="kd")
+        lapsvm(X[:6], y[:6], X[6:], graph=Graph(neighbor_search="kd"))
 
 
 def test_top_level_names_are_the_functions_whatever_the_import_order():
@@ -759,8 +770,9 @@ def test_blas_threads_go_to_the_product_by_K_alone(monkeypatch):
             d["num_threads"] for d in thread_pools().select(user_api="blas").info()) < 2:
         pytest.skip("the BLAS library runs on one thread here")
     X, y = moons(200, 3)
-    kw = dict(sigma=0.5, neighbors=6, gamma_A=1e-2, gamma_I=1.0, method="pcg", stop=None, tol=1e-9, max_iter=2000)
-    one = lapsvm(X[:10], y[:10], X[10:], blas_threads=1, **kw)
+    kw = dict(kernel=Kernel("rbf", sigma=0.5), graph=Graph(n_neighbors=6), gamma_A=1e-2, gamma_I=1.0)
+    pcg = Solver("pcg", stop=None, tol=1e-9, max_iter=2000)
+    one = lapsvm(X[:10], y[:10], X[10:], solver=dataclasses.replace(pcg, blas_threads=1), **kw)
     in_product, in_callback = [], []
     real = blas.dsymv
 
@@ -768,7 +780,8 @@ def test_blas_threads_go_to_the_product_by_K_alone(monkeypatch):
         in_product.append(_blas_threads())
         return real(*args, **kwargs)
     monkeypatch.setattr(blas, "dsymv", dsymv)
-    two = lapsvm(X[:10], y[:10], X[10:], blas_threads=2, callback=lambda r: in_callback.append(_blas_threads()), **kw)
+    two = lapsvm(X[:10], y[:10], X[10:], solver=dataclasses.replace(pcg, blas_threads=2),
+                 callback=lambda r: in_callback.append(_blas_threads()), **kw)
     assert in_product and set(in_product) == {2}
     assert in_callback and set(in_callback) == {1}
     # the two products sum in different orders: the same optimum, not the same iterates

@@ -95,7 +95,7 @@ def strongly_connected(edges):
 LAYERS = {
     0: {"toolkit._validation", "toolkit._contract", "toolkit._compat", "toolkit._numba_cache", "toolkit._display",
         "toolkit._progress", "toolkit._dask", "toolkit._cv"},
-    1: {"toolkit.kernels", "toolkit.graphs", "toolkit.early_stopping", "toolkit.data"},
+    1: {"toolkit.kernels", "toolkit.graphs", "toolkit.early_stopping", "toolkit.data", "toolkit.specs"},
     2: {"toolkit.rls", "toolkit.manifold", "toolkit.transductive", "toolkit.paths"},
     3: {"toolkit._methods"},
     4: {"toolkit.selection", "toolkit.stats"},

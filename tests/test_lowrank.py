@@ -7,6 +7,7 @@ basis point.
 """
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -20,6 +21,7 @@ from toolkit.graphs import graph_laplacian, knn_graph
 from toolkit.kernels import kernel_matrix
 from toolkit.manifold._reference import knn_laplacian
 from toolkit.manifold._solvers import SWITCH_ITERATIONS
+from toolkit.specs import Graph, Kernel, LowRank, Solver
 
 
 def _moons(n, seed=0, noise=0.1):
@@ -93,7 +95,7 @@ def test_every_point_a_basis_point_is_the_exact_model():
     Xl, yl, Xu, _ = _moons(60)
     kw = dict(sigma=0.5, gamma_A=1e-2, gamma_I=0.5, neighbors=5, normalized=False, method="newton")
     exact = lapsvm(Xl, yl, Xu, **kw)
-    reduced = lapsvm(Xl, yl, Xu, n_basis=60, rng=0, **kw)
+    reduced = lapsvm(Xl, yl, Xu, low_rank=60, rng=0, **kw)
     X = np.r_[Xl, Xu]
     assert reduced.objective == pytest.approx(exact.objective, rel=1e-7)
     np.testing.assert_allclose(reduced.decision_function(X), exact.decision_function(X), atol=1e-5)
@@ -112,9 +114,9 @@ def test_large_n_keeps_the_exact_models_accuracy():
 def test_basis_choices_are_seeded():
     Xl, yl, Xu, _ = _moons(300)
     for basis in ("uniform", "kmeans++"):
-        a = lapsvm(Xl, yl, Xu, sigma=0.5, n_basis=40, basis=basis, rng=7)
-        b = lapsvm(Xl, yl, Xu, sigma=0.5, n_basis=40, basis=basis, rng=7)
-        c = lapsvm(Xl, yl, Xu, sigma=0.5, n_basis=40, basis=basis, rng=8)
+        a = lapsvm(Xl, yl, Xu, kernel=Kernel("rbf", sigma=0.5), low_rank=LowRank(40, basis=basis), rng=7)
+        b = lapsvm(Xl, yl, Xu, kernel=Kernel("rbf", sigma=0.5), low_rank=LowRank(40, basis=basis), rng=7)
+        c = lapsvm(Xl, yl, Xu, kernel=Kernel("rbf", sigma=0.5), low_rank=LowRank(40, basis=basis), rng=8)
         np.testing.assert_array_equal(a.X_train, b.X_train)
         assert not np.array_equal(a.X_train, c.X_train)
         assert a.params["basis"] == basis
@@ -122,9 +124,9 @@ def test_basis_choices_are_seeded():
 
 def test_the_stopping_rules_work_unchanged():
     Xl, yl, Xu, yu = _moons(2000)
-    fit = lapsvm(Xl, yl, Xu, sigma=0.3, gamma_I=1.0, neighbors=10, n_basis=100, rng=0,
-                 stop=ValidationCheck(period=1), validation=(Xu[:100], yu[:100]), y_unlabeled=yu, tol=0.0,
-                 max_iter=200)
+    fit = lapsvm(Xl, yl, Xu, kernel=Kernel("rbf", sigma=0.3), graph=Graph(n_neighbors=10),
+                 solver=Solver(stop=ValidationCheck(period=1), tol=0.0, max_iter=200), low_rank=100, gamma_I=1.0,
+                 rng=0, validation=(Xu[:100], yu[:100]), y_unlabeled=yu)
     assert fit.status in (0, 1)
     checked = fit.history["check_iteration"]
     assert len(checked) >= 1 and checked.tolist() == list(range(1, len(checked) + 1))
@@ -138,24 +140,24 @@ def test_the_estimator_passes_n_basis_on():
     Xl, yl, Xu, yu = _moons(500)
     X = np.r_[Xl, Xu]
     y = np.r_[yl, np.zeros(len(Xu))]
-    est = LapSVM(sigma=0.3, gamma_I=1.0, n_basis=50, rng=0, unlabeled=0).fit(X, y)
-    direct = lapsvm(Xl, yl, Xu, sigma=0.3, gamma_I=1.0, n_basis=50, rng=0)
+    est = LapSVM(sigma=0.3, gamma_I=1.0, n_basis=50, random_state=0, unlabeled=0).fit(X, y)
+    direct = lapsvm(Xl, yl, Xu, kernel=Kernel("rbf", sigma=0.3), low_rank=50, gamma_I=1.0, rng=0)
     np.testing.assert_allclose(est.decision_function(X), direct.decision_function(X), rtol=1e-10, atol=1e-12)
 
 
 def test_bad_low_rank_input_names_itself():
     Xl, yl, Xu, _ = _moons(50)
     with pytest.raises(ValueError, match=r"'n_basis' parameter of lapsvm must be an int in \[1, 50\]"):
-        lapsvm(Xl, yl, Xu, n_basis=51)
-    with pytest.raises(ValueError, match=r"'n_basis' parameter of lapsvm must be an int in \[1, inf\)"):
-        lapsvm(Xl, yl, Xu, n_basis=0)
-    with pytest.raises(ValueError, match=r"'basis' parameter of lapsvm must be one of"):
-        lapsvm(Xl, yl, Xu, n_basis=10, basis="leverage")
+        lapsvm(Xl, yl, Xu, low_rank=51)
+    with pytest.raises(ValueError, match=r"'n_basis' parameter of LowRank must be an int in \[1, inf\)"):
+        lapsvm(Xl, yl, Xu, low_rank=0)
+    with pytest.raises(ValueError, match=r"'basis' parameter of LowRank must be one of"):
+        lapsvm(Xl, yl, Xu, low_rank=LowRank(10, basis="leverage"))
     with pytest.raises(ValueError, match=r"'x0' parameter of lapsvm is not supported with n_basis"):
-        lapsvm(Xl, yl, Xu, n_basis=10, x0=(np.zeros(50), 0.0))
+        lapsvm(Xl, yl, Xu, low_rank=10, x0=(np.zeros(50), 0.0))
     K = kernel_matrix(np.r_[Xl, Xu], kernel="rbf", sigma=1.0)
     with pytest.raises(ValueError, match=r"'n_basis' parameter of lapsvm needs points"):
-        lapsvm(K[:6], yl, K[6:], kernel="precomputed", n_basis=10)
+        lapsvm(K[:6], yl, K[6:], kernel="precomputed", low_rank=10)
 
 
 # ------------------------------------------------------------------ the two-level preconditioner
@@ -164,9 +166,10 @@ def test_two_level_pcg_reaches_newtons_optimum():
     """The preconditioner changes the path, never the minimiser of eq. (7)."""
     Xl, yl, Xu, _ = _moons(400)
     kw = dict(sigma=0.4, gamma_A=1e-3, gamma_I=1.0, neighbors=8)
-    newton = lapsvm(Xl, yl, Xu, method="newton", **kw)
+    newton = lapsvm(Xl, yl, Xu, solver="newton", **kw)
     for n_coarse in (20, 100):
-        pcg = lapsvm(Xl, yl, Xu, method="pcg", stop=None, tol=1e-10, preconditioner="two-level", n_coarse=n_coarse,
+        pcg = lapsvm(Xl, yl, Xu,
+                     solver=Solver(method="pcg", stop=None, tol=1e-10, preconditioner="two-level", n_coarse=n_coarse),
                      rng=0, **kw)
         assert pcg.converged and pcg.status == 0
         assert pcg.objective == pytest.approx(newton.objective, rel=1e-8)
@@ -181,10 +184,10 @@ def test_two_level_iterations_do_not_grow_with_n():
     counts = {}
     for n in (500, 2000):
         Xl, yl, Xu, _ = _moons(n, noise=0.08)
-        kw = dict(sigma=0.3, gamma_A=1e-6, gamma_I=1.0, neighbors=10, weight="heat", method="pcg", stop=None,
-                  tol=1e-3, max_iter=5000)
-        counts[n] = (lapsvm(Xl, yl, Xu, preconditioner="two-level", **kw).n_iter,
-                     lapsvm(Xl, yl, Xu, preconditioner="kernel", **kw).n_iter)
+        kw = dict(kernel=Kernel("rbf", sigma=0.3), gamma_A=1e-6, gamma_I=1.0, graph=Graph(n_neighbors=10, weight="heat"))
+        pcg = Solver("pcg", stop=None, tol=1e-3, max_iter=5000)
+        counts[n] = (lapsvm(Xl, yl, Xu, solver=dataclasses.replace(pcg, preconditioner="two-level"), **kw).n_iter,
+                     lapsvm(Xl, yl, Xu, solver=dataclasses.replace(pcg, preconditioner="kernel"), **kw).n_iter)
     (small_two, small_kernel), (large_two, large_kernel) = counts[500], counts[2000]
     assert large_two <= 1.5 * small_two + 5, counts
     assert large_two * 3 < large_kernel, counts
@@ -192,19 +195,19 @@ def test_two_level_iterations_do_not_grow_with_n():
 
 def test_default_fit_is_deterministic_and_records_its_preconditioner():
     Xl, yl, Xu, _ = _moons(300)
-    a, b = lapsvm(Xl, yl, Xu, sigma=0.4), lapsvm(Xl, yl, Xu, sigma=0.4)
+    a, b = lapsvm(Xl, yl, Xu, kernel=Kernel("rbf", sigma=0.4)), lapsvm(Xl, yl, Xu, kernel=Kernel("rbf", sigma=0.4))
     np.testing.assert_array_equal(a.alpha, b.alpha)
     # "auto" below TWO_LEVEL_MIN_SAMPLES: the paper's preconditioner, recorded; n_coarse asks for the two-level one
     assert a.params["preconditioner"] == "kernel" and "n_coarse" not in a.params
-    two = lapsvm(Xl, yl, Xu, sigma=0.4, n_coarse=100)
+    two = lapsvm(Xl, yl, Xu, kernel=Kernel("rbf", sigma=0.4), solver=Solver(n_coarse=100))
     assert two.params["preconditioner"] == "two-level" and two.params["n_coarse"] == 100
-    forced = lapsvm(Xl, yl, Xu, sigma=0.4, preconditioner="two-level")
+    forced = lapsvm(Xl, yl, Xu, kernel=Kernel("rbf", sigma=0.4), solver=Solver(preconditioner="two-level"))
     assert forced.params["preconditioner"] == "two-level" and forced.params["n_coarse"] == 100
-    paper = lapsvm(Xl, yl, Xu, sigma=0.4, preconditioner="kernel")
+    paper = lapsvm(Xl, yl, Xu, kernel=Kernel("rbf", sigma=0.4), solver=Solver(preconditioner="kernel"))
     np.testing.assert_array_equal(paper.alpha, a.alpha)
     assert paper.params["preconditioner"] == "kernel" and "n_coarse" not in paper.params
-    with pytest.raises(ValueError, match=r"'preconditioner' parameter of lapsvm must be one of"):
-        lapsvm(Xl, yl, Xu, preconditioner="jacobi")
+    with pytest.raises(ValueError, match=r"'preconditioner' parameter of Solver must be one of"):
+        lapsvm(Xl, yl, Xu, solver=Solver(preconditioner="jacobi"))
 
 
 def test_auto_preconditioner_takes_the_two_level_one_from_its_threshold():
@@ -227,14 +230,15 @@ def test_two_level_preconditioner_stays_under_100_iterations_on_a_hard_setting()
     tr = rng.permutation(len(y))[:2000]
     lab = np.r_[rng.choice(tr[y[tr] > 0], 5, replace=False), rng.choice(tr[y[tr] < 0], 5, replace=False)]
     unl = np.setdiff1d(tr, lab)
-    kw = dict(sigma=0.3, gamma_A=1e-6, gamma_I=1e-2, neighbors=6, degree=1, weight="heat", stop="stability",
-              max_iter=1000)
-    two = lapsvm(X[lab], y[lab], X[unl], preconditioner="two-level", **kw)
+    kw = dict(kernel=Kernel("rbf", sigma=0.3), gamma_A=1e-6, gamma_I=1e-2,
+              graph=Graph(n_neighbors=6, power=1, weight="heat"))
+    stability = Solver(stop="stability", max_iter=1000)
+    two = lapsvm(X[lab], y[lab], X[unl], solver=dataclasses.replace(stability, preconditioner="two-level"), **kw)
     assert two.n_iter <= 100
-    paper = lapsvm(X[lab], y[lab], X[unl], preconditioner="kernel", **kw)
+    paper = lapsvm(X[lab], y[lab], X[unl], solver=dataclasses.replace(stability, preconditioner="kernel"), **kw)
     assert paper.n_iter > 300 and "preconditioner_switch" not in paper.params
     # the default: the paper's preconditioner for SWITCH_ITERATIONS, then the coarse correction added
-    auto = lapsvm(X[lab], y[lab], X[unl], **kw)
+    auto = lapsvm(X[lab], y[lab], X[unl], solver=stability, **kw)
     assert auto.params["preconditioner"] == "kernel" and auto.params["preconditioner_switch"] == SWITCH_ITERATIONS + 1
     assert SWITCH_ITERATIONS < auto.n_iter <= SWITCH_ITERATIONS + 30 and auto.params["n_coarse"] >= 100
 
@@ -250,18 +254,19 @@ def test_switched_preconditioner_converges_to_newtons_solution(C, one_vs_all):
     lab = np.r_[[np.flatnonzero(y == c)[:3] for c in range(max(C, 2))]].ravel()
     unl = np.setdiff1d(np.arange(len(y)), lab)
     kw = dict(sigma=0.5, gamma_A=1e-6, gamma_I=1e-3, neighbors=4, degree=1, weight="heat")
-    newton = lapsvm(X[lab], y[lab], X[unl], method="newton", **kw)
+    newton = lapsvm(X[lab], y[lab], X[unl], solver="newton", **kw)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        auto = lapsvm(X[lab], y[lab], X[unl], method="pcg", stop=None, tol=1e-10, max_iter=3000,
+        auto = lapsvm(X[lab], y[lab], X[unl], solver=Solver(method="pcg", stop=None, tol=1e-10, max_iter=3000),
                       one_vs_all=one_vs_all, **kw)
     assert auto.params["preconditioner_switch"] == SWITCH_ITERATIONS + 1 and auto.converged
     np.testing.assert_allclose(np.sum(auto.objective), np.sum(newton.objective), rtol=1e-7)
     np.testing.assert_allclose(auto.decision_function(X), newton.decision_function(X), atol=1e-4)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        capped = lapsvm(X[lab], y[lab], X[unl], method="pcg", stop=None, tol=1e-10, max_iter=SWITCH_ITERATIONS,
-                        preconditioner="kernel", **kw)
+        capped = lapsvm(X[lab], y[lab], X[unl],
+                        solver=Solver(method="pcg", stop=None, tol=1e-10, max_iter=SWITCH_ITERATIONS, preconditioner="kernel"),
+                        **kw)
     assert not capped.converged
 
 
@@ -304,5 +309,5 @@ def test_fewer_basis_points_than_labels_draws_among_the_labelled_points():
     drawn = choose_basis(X, 10, 4, "uniform", np.random.default_rng(0))
     assert len(np.unique(drawn)) == 4 and drawn.max() < 10
     Xl, yl, Xu, _ = _moons(80, seed=4)
-    fit = lapsvm(Xl, yl, Xu, sigma=0.4, gamma_A=1e-2, gamma_I=1.0, n_basis=4, rng=0)
+    fit = lapsvm(Xl, yl, Xu, kernel=Kernel("rbf", sigma=0.4), low_rank=4, gamma_A=1e-2, gamma_I=1.0, rng=0)
     assert fit.X_train.shape == (4, 2) and all(any(np.array_equal(z, x) for x in Xl) for z in fit.X_train)

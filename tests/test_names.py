@@ -18,6 +18,7 @@ import toolkit
 from toolkit import (kernel_matrix, laplacian_svm_path, laprlsc, lapsvm, lapsvm_dual, rlsc, rlsc_path, s2rlsc,
                      svm_path)
 from toolkit.graphs import knn_graph, knn_graph_from_kernel, laplacian
+from toolkit.specs import Graph, Kernel, LocalSearch
 
 
 def _data(n=40, l=8, seed=0):
@@ -46,14 +47,19 @@ def test_public_solvers_use_the_one_name_of_each_quantity(name):
     if "kernel_degree" in params:                                   # always the polynomial kernel's degree
         assert params["kernel_degree"].default == 2 and "kernel" in params
     defaults = {k: params[k].default for k in GRAPH_KEYS if k in params}
-    if name in MANIFOLD_SOLVERS:                              # one default graph: the registry's
+    if "graph" in params:                                     # the graph is a spec: Graph's names
         from toolkit.graphs import GRAPH_PARAMS
+        from toolkit.specs import Graph
+        assert params["graph"].default is None and not defaults
         assert GRAPH_PARAMS == dict(neighbors=10, degree=2, normalized=True, weight="heat", graph_sigma=None,
                                     metric="euclidean")
-        # degree=None: 2 (the registry's) for the graph built there, a given laplacian_matrix as given
-        assert defaults == {**GRAPH_PARAMS, "degree": None}
-        from toolkit.manifold._solvers import GRAPH_DEFAULTS
-        assert {k: GRAPH_DEFAULTS[k] for k in GRAPH_PARAMS} == GRAPH_PARAMS
+        flat = Graph().flat()
+        if name in MANIFOLD_SOLVERS:                          # one default graph: the registry's
+            assert {k: flat[k] for k in GRAPH_PARAMS} == GRAPH_PARAMS
+        else:                                                 # the building blocks' plain graph
+            from toolkit.paths._laplacian import PATH_GRAPH
+            block = inspect.signature(toolkit.graphs.laplacian).parameters
+            assert {k: PATH_GRAPH.flat()[k] for k in GRAPH_KEYS} == {k: block[k].default for k in GRAPH_KEYS}
     elif defaults:                                            # the building blocks' plain graph
         block = inspect.signature(toolkit.graphs.laplacian).parameters
         assert defaults == {k: block[k].default for k in defaults}
@@ -97,10 +103,10 @@ def test_precomputed_linear_kernel_builds_the_euclidean_graph():
     the Euclidean distances, so the model equals the one fitted on the points."""
     Xl, yl, Xu, _ = _data(seed=3)
     X = np.vstack([Xl, Xu])
-    raw = lapsvm(Xl, yl, Xu, kernel="linear", gamma_A=1e-2, gamma_I=1.0, neighbors=5, method="newton")
+    raw = lapsvm(Xl, yl, Xu, kernel="linear", gamma_A=1e-2, gamma_I=1.0, graph=Graph(n_neighbors=5), solver="newton")
     K = X @ X.T
-    pre = lapsvm(K[:len(Xl)], yl, K[len(Xl):], kernel="precomputed", gamma_A=1e-2, gamma_I=1.0, neighbors=5,
-                 method="newton")
+    pre = lapsvm(K[:len(Xl)], yl, K[len(Xl):], kernel="precomputed", gamma_A=1e-2, gamma_I=1.0,
+                 graph=Graph(n_neighbors=5), solver="newton")
     np.testing.assert_allclose(pre.objective, raw.objective, rtol=1e-8)
 
 
@@ -126,8 +132,8 @@ def test_paths_take_points_or_a_precomputed_kernel():
     X = np.vstack([Xl, Xu])
     L = laplacian(X, neighbors=5)
     KX = kernel_matrix(X, kernel="rbf", sigma=1.0)
-    raw = laplacian_svm_path(Xl, yl, Xu, sigma=1.0, laplacian_matrix=L)
-    pre = laplacian_svm_path(KX[:len(Xl)], yl, KX[len(Xl):], kernel="precomputed", laplacian_matrix=L)
+    raw = laplacian_svm_path(Xl, yl, Xu, kernel=Kernel("rbf", sigma=1.0), graph=L)
+    pre = laplacian_svm_path(KX[:len(Xl)], yl, KX[len(Xl):], kernel="precomputed", graph=L)
     lam = raw.breakpoints[-1] * 2
     np.testing.assert_allclose(pre.decision_function(kernel_matrix(X_new, X, kernel="rbf", sigma=1.0), lam),
                                raw.decision_function(X_new, lam), rtol=1e-8, atol=1e-10)
@@ -137,8 +143,8 @@ def test_s2rlsc_and_rlsc_follow_the_same_convention():
     Xl, yl, Xu, _ = _data(seed=6)
     X = np.vstack([Xl, Xu])
     K = kernel_matrix(X, kernel="rbf", sigma=1.0)
-    raw = s2rlsc(Xl, yl, Xu, kernel="rbf", sigma=1.0, restarts=1, rng=0)
-    pre = s2rlsc(K[:len(Xl)], yl, K[len(Xl):], kernel="precomputed", restarts=1, rng=0)
+    raw = s2rlsc(Xl, yl, Xu, kernel=Kernel("rbf", sigma=1.0), search=LocalSearch(restarts=1), rng=0)
+    pre = s2rlsc(K[:len(Xl)], yl, K[len(Xl):], kernel="precomputed", search=LocalSearch(restarts=1), rng=0)
     assert pre.objective == pytest.approx(raw.objective, rel=1e-9)
     sup = rlsc(Xl, yl, kernel="rbf", sigma=1.0)
     sup_pre = rlsc(K[:len(Xl), :len(Xl)], yl, kernel="precomputed")
@@ -149,12 +155,13 @@ def test_s2rlsc_and_rlsc_follow_the_same_convention():
 def test_laplacian_path_speaks_lapsvm_duals_weights():
     """At breakpoint λ the path's model is lapsvm_dual's with γ_A = λ/2, γ_I = r λ/2."""
     Xl, yl, Xu, _ = _data(seed=7)
-    path = laplacian_svm_path(Xl, yl, Xu, sigma=1.0, gamma_ratio=3.0, neighbors=5)
+    path = laplacian_svm_path(Xl, yl, Xu, kernel=Kernel("rbf", sigma=1.0),
+                              graph=Graph(n_neighbors=5, weight="binary", power=1), gamma_ratio=3.0)
     k = path.breakpoints.size // 2
     np.testing.assert_allclose(path.gamma_A, path.breakpoints / 2)
     np.testing.assert_allclose(path.gamma_I, 3.0 * path.breakpoints / 2)
-    dual = lapsvm_dual(Xl, yl, Xu, sigma=1.0, gamma_A=path.gamma_A[k], gamma_I=path.gamma_I[k],
-                       laplacian_matrix=path.laplacian_matrix, tol=1e-10)
+    dual = lapsvm_dual(Xl, yl, Xu, kernel=Kernel("rbf", sigma=1.0), graph=path.laplacian_matrix,
+                       gamma_A=path.gamma_A[k], gamma_I=path.gamma_I[k], tol=1e-10)
     np.testing.assert_allclose(dual.decision_function(Xu), path.decision_function(Xu, path.breakpoints[k]),
                                atol=1e-5)
 

@@ -20,6 +20,7 @@ from sklearn.svm import SVC
 from toolkit import kernel_matrix, laplacian_svm_path, rlsc_path, svm_path
 from toolkit.paths import (cv_laplacian_svm_path, cv_svm_path, effective_kernel, select_lambda,
                            validation_curve)
+from toolkit.specs import Graph, Kernel
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -379,8 +380,9 @@ def test_zero_graph_weight_gives_the_supervised_path():
     Kl = kernel_matrix(Xl, kernel="rbf", sigma=0.5)
     sup = svm_path(Kl, yl)
     n = len(yl) + len(Xu)
-    for ssl in (laplacian_svm_path(Xl, yl, Xu, sigma=0.5, gamma_ratio=0.0),
-                laplacian_svm_path(Xl, yl, Xu, sigma=0.5, gamma_ratio=3.0, laplacian_matrix=np.zeros((n, n)))):
+    for ssl in (laplacian_svm_path(Xl, yl, Xu, kernel=Kernel("rbf", sigma=0.5), gamma_ratio=0.0),
+                laplacian_svm_path(Xl, yl, Xu, kernel=Kernel("rbf", sigma=0.5), graph=np.zeros((n, n)),
+                                   gamma_ratio=3.0)):
         np.testing.assert_allclose(ssl.breakpoints, sup.breakpoints, rtol=1e-12)
         Xnew = Xu[:10]
         for lam in (sup.breakpoints[0] * 2, sup.breakpoints[-1]):
@@ -393,7 +395,8 @@ def test_laplacian_path_solves_the_primal():
     from toolkit.graphs import laplacian
     Xl, yl, Xu, yu = _moons_like(1)
     r = 4.0
-    path = laplacian_svm_path(Xl, yl, Xu, sigma=0.4, neighbors=5, gamma_ratio=r)
+    path = laplacian_svm_path(Xl, yl, Xu, kernel=Kernel("rbf", sigma=0.4),
+                              graph=Graph(n_neighbors=5, weight="binary", power=1), gamma_ratio=r)
     X = path.X_train
     K = kernel_matrix(X, kernel="rbf", sigma=0.4)
     L = laplacian(X, neighbors=5).toarray()
@@ -509,15 +512,16 @@ def test_validation_curve_and_cv():
     with pytest.raises(ValueError, match="n_folds"):
         cv_svm_path(K[:6, :6], np.array([1.0, -1, -1, -1, -1, 1]), n_folds=3)
     Xl, yl, Xu, yu = _moons_like(2, n=60)
-    cvl = cv_laplacian_svm_path(Xl, yl, Xu, n_folds=3, n_lambdas=15, sigma=0.4, neighbors=5, gamma_ratio=2.0, rng=0)
+    cvl = cv_laplacian_svm_path(Xl, yl, Xu, n_folds=3, n_lambdas=15, kernel=Kernel("rbf", sigma=0.4),
+                                graph=Graph(n_neighbors=5, weight="binary", power=1), gamma_ratio=2.0, rng=0)
     assert cvl.fold_error.shape == (3, 15)
     assert np.isfinite(cvl.error).all()
     # the graph given as an operator (never formed) is permuted per fold like the matrix
     from toolkit.graphs import laplacian, laplacian_operator
     L1 = laplacian(np.vstack([Xl, Xu]), neighbors=5)
     kw = dict(n_folds=3, n_lambdas=15, sigma=0.4, gamma_ratio=2.0, rng=0)
-    by_matrix = cv_laplacian_svm_path(Xl, yl, Xu, laplacian_matrix=L1 @ L1, **kw)
-    by_operator = cv_laplacian_svm_path(Xl, yl, Xu, laplacian_matrix=laplacian_operator(L1, degree=2), **kw)
+    by_matrix = cv_laplacian_svm_path(Xl, yl, Xu, graph=L1 @ L1, **kw)
+    by_operator = cv_laplacian_svm_path(Xl, yl, Xu, graph=laplacian_operator(L1, degree=2), **kw)
     np.testing.assert_allclose(by_operator.fold_error, by_matrix.fold_error)
 
 
@@ -578,11 +582,13 @@ def test_laplacian_path_equals_lapsvm_dual():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(80, 2))
     y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1.0, -1.0)
-    path = laplacian_svm_path(X[:10], y[:10], X[10:], sigma=0.8, neighbors=5, gamma_ratio=10.0)
+    path = laplacian_svm_path(X[:10], y[:10], X[10:], kernel=Kernel("rbf", sigma=0.8),
+                              graph=Graph(n_neighbors=5, weight="binary", power=1), gamma_ratio=10.0)
     Xt = rng.normal(size=(20, 2))
     for gamma_A in (0.05, 0.5):
-        ref = lapsvm_dual(X[:10], y[:10], X[10:], sigma=0.8, gamma_A=gamma_A, gamma_I=10.0 * gamma_A, neighbors=5,
-                          weight="binary", degree=1, tol=1e-12)        # the path's graph: binary, L^1
+        ref = lapsvm_dual(X[:10], y[:10], X[10:], kernel=Kernel("rbf", sigma=0.8),
+                          graph=Graph(n_neighbors=5, weight="binary", power=1), gamma_A=gamma_A,
+                          gamma_I=10.0 * gamma_A, tol=1e-12)        # the path's graph: binary, L^1
         lam = 2 * gamma_A
         assert _rel(path.decision_function(Xt, lam), ref.decision_function(Xt)) < _svc_tol(lam) * 10
 
@@ -595,7 +601,7 @@ def test_low_rank_path_with_every_point_a_basis_point_is_the_exact_path():
     kw = dict(sigma=0.8, neighbors=5, gamma_ratio=3.0)
     exact = laplacian_svm_path(Xl, yl, Xu, **kw)
     n = len(yl) + len(Xu)
-    low = laplacian_svm_path(Xl, yl, Xu, n_basis=n, **kw)
+    low = laplacian_svm_path(Xl, yl, Xu, low_rank=n, **kw)
     assert low.graph["n_basis"] == n and low.X_train.shape[0] == n
     np.testing.assert_allclose(low.effective_kernel, exact.effective_kernel, atol=1e-8)
     np.testing.assert_allclose(low.breakpoints[:5], exact.breakpoints[:5], rtol=1e-6)
@@ -610,7 +616,7 @@ def test_low_rank_path_is_the_exact_model_on_the_nystrom_kernel():
     from toolkit.graphs import laplacian
     Xl, yl, Xu, _ = _moons_like(3)
     kw = dict(sigma=0.5, neighbors=5, gamma_ratio=2.0)
-    low = laplacian_svm_path(Xl, yl, Xu, n_basis=30, rng=0, **kw)
+    low = laplacian_svm_path(Xl, yl, Xu, low_rank=30, rng=0, **kw)
     X = np.vstack([Xl, Xu])
     Z = low.X_train
     assert Z.shape[0] == 30 and np.all(np.isin(Xl, Z))                # every labelled point is a basis point
@@ -628,7 +634,7 @@ def test_low_rank_path_is_the_exact_model_on_the_nystrom_kernel():
                                kernel_matrix(Xu, Z, kernel="rbf", sigma=0.5) @ pinv @ K_XZ.T @ beta_ref
                                + low.coef(lam)[1] / lam, atol=1e-7)
     with pytest.raises(ValueError, match=r"'n_basis' parameter of laplacian_svm_path must be an int in \[1, "):
-        laplacian_svm_path(Xl, yl, Xu, n_basis=10**6, **kw)
+        laplacian_svm_path(Xl, yl, Xu, low_rank=10**6, **kw)
 
 
 # ----------------------------------------------------------------------------- labels (issue 24)
@@ -772,9 +778,12 @@ def test_paths_refuse_bad_labels_naming_the_argument(labels, match):
     K = kernel_matrix(X, kernel="rbf", sigma=1.0)
     calls = {"svm_path": ("y", lambda: svm_path(K, labels)),
              "cv_svm_path": ("y", lambda: cv_svm_path(K, labels, n_folds=2)),
-             "laplacian_svm_path": ("y_labeled", lambda: laplacian_svm_path(X, labels, X[:0], sigma=1.0)),
-             "cv_laplacian_svm_path": ("y_labeled", lambda: cv_laplacian_svm_path(X, labels, X, sigma=1.0,
-                                                                                  neighbors=3, n_folds=2))}
+             "laplacian_svm_path": ("y_labeled", lambda: laplacian_svm_path(X, labels, X[:0],
+                                                                            kernel=Kernel("rbf", sigma=1.0))),
+             "cv_laplacian_svm_path": ("y_labeled", lambda: cv_laplacian_svm_path(X, labels, X,
+                                                                                  kernel=Kernel("rbf", sigma=1.0),
+                                                                                  graph=Graph(n_neighbors=3, weight="binary", power=1),
+                                                                                  n_folds=2))}
     if labels.dtype.kind not in "f" or np.isnan(labels.astype(float)).any():     # real targets are regression
         calls["rlsc_path"] = ("y", lambda: rlsc_path(K, labels))
     for func, (name, call) in calls.items():

@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolkit import kernel_matrix, mmc, rlsc, s2rlsc
+from toolkit.specs import Kernel, LocalSearch
 from toolkit.rls._operator import (diagonal_weights, nystrom_features, operator_from_features,
                                       operator_from_kernel)
 from toolkit.rls._reference import (best_valid_flip_gain, direct_objective, exhaustive_minimum, mmc_naive,
@@ -161,7 +162,7 @@ def test_low_rank_and_dense_storage_give_the_same_search(search):
     nys_low = s2rlsc(Xl, yl, Xu, n_basis=20, **kw)
     np.testing.assert_array_equal(nys_dense.labels_unlabeled, nys_low.labels_unlabeled)
     with pytest.raises(ValueError, match="'operator' parameter of s2rlsc"):
-        s2rlsc(Xl, yl, Xu, kernel="rbf", sigma=1.0, operator="low-rank")
+        s2rlsc(Xl, yl, Xu, kernel=Kernel("rbf", sigma=1.0), operator="low-rank")
 
 
 # ------------------------------------------------------------------ optimality
@@ -206,7 +207,7 @@ def test_result_is_valid_local_optimum_with_exact_objective(kw):
 
 def test_mmc_local_optimum_and_clusters():
     X, y = gaussian2c(60, 3, seed=4, shift=4.0)
-    res = mmc(X, lam=0.1, restarts=4, rng=0)
+    res = mmc(X, lam=0.1, search=LocalSearch(restarts=4), rng=0)
     K = X @ X.T
     gain, F, _ = best_valid_flip_gain(K, res.labels.astype(float), 0, 0.1, 1.0, 0.5, 0.1)
     assert res.objective == pytest.approx(F, rel=1e-7)
@@ -229,7 +230,7 @@ def test_best_of_restarts_reaches_global_optimum(seed, u, kernel):
     K = kernel_matrix(X, kernel=kernel, sigma=kw["sigma"])
     best = exhaustive_minimum(K, y_l, u, kw["lam"], kw["lam_u"], 0.5, 0.25)
     for search in ["1+1", "mu+nu"]:
-        res = s2rlsc(X[:l], y_l, X[l:], search=search, restarts=30, rng=seed, **kw)
+        res = s2rlsc(X[:l], y_l, X[l:], search=LocalSearch(search, restarts=30), rng=seed, **kw)
         assert res.objective == pytest.approx(best, rel=1e-9), search
 
 
@@ -238,14 +239,14 @@ def test_mmc_global_optimum_small():
     X = rng.normal(size=(11, 2))
     K = X @ X.T
     best = exhaustive_minimum(K, np.empty(0), 11, 0.3, 1.0, 0.5, 0.2)
-    res = mmc(X, lam=0.3, eps=0.2, restarts=40, rng=0)
+    res = mmc(X, lam=0.3, eps=0.2, search=LocalSearch(restarts=40), rng=0)
     assert res.objective == pytest.approx(best, rel=1e-9)
 
 
 def test_small_lam_u_gives_supervised_rlsc():
     Xl, yl, Xu, _ = split(40, 4, 10, seed=6)
     sup = rlsc(Xl, yl, lam=0.3)
-    semi = s2rlsc(Xl, yl, Xu, lam=0.3, lam_u=1e-10, restarts=2, rng=0)
+    semi = s2rlsc(Xl, yl, Xu, lam=0.3, lam_u=1e-10, search=LocalSearch(restarts=2), rng=0)
     np.testing.assert_allclose(semi.coefficients[:10], sup.coefficients, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(semi.coefficients[10:], 0.0, atol=1e-8)
     Xt = np.vstack([Xl, Xu])
@@ -271,7 +272,7 @@ def test_same_seed_same_result_and_naive_agrees():
     # two is "best" is decided by the last bit. Same function, same seed: identical; compiled against
     # naive: the same objectives, the labels up to the global sign.
     X, _ = gaussian2c(40, 3, 9)
-    m, m_again, m_naive = mmc(X, restarts=3, rng=1), mmc(X, restarts=3, rng=1), mmc_naive(X, restarts=3, rng=1)
+    m, m_again, m_naive = mmc(X, search=LocalSearch(restarts=3), rng=1), mmc(X, search=LocalSearch(restarts=3), rng=1), mmc_naive(X, restarts=3, rng=1)
     np.testing.assert_array_equal(m.labels, m_again.labels)
     np.testing.assert_array_equal(m.restart_objectives, m_again.restart_objectives)
     np.testing.assert_allclose(m_naive.restart_objectives, m.restart_objectives, rtol=1e-12)
@@ -310,7 +311,7 @@ def test_label_coding_precomputed_and_offset_paths_agree():
 def test_quality_gaussian2c_beats_rlsc():
     X, y = gaussian2c(500, 100, 21)
     Xtr, ytr, Xte, yte = X[:250], y[:250], X[250:], y[250:]
-    res = s2rlsc(Xtr[:25], ytr[:25], Xtr[25:], lam=8.0, lam_u=1.0, restarts=10, rng=0)
+    res = s2rlsc(Xtr[:25], ytr[:25], Xtr[25:], lam=8.0, lam_u=1.0, search=LocalSearch(restarts=10), rng=0)
     sup = rlsc(Xtr[:25], ytr[:25], lam=1.0)
     e_s2 = np.mean(res.predict(Xte) != yte)
     e_rl = np.mean(sup.predict(Xte) != yte)
@@ -321,8 +322,8 @@ def test_quality_gaussian2c_beats_rlsc():
 
 def test_warm_start_callback_and_max_iter():
     Xl, yl, Xu, _ = split(50, 4, 6, seed=12)
-    base = s2rlsc(Xl, yl, Xu, restarts=2, rng=0)
-    warm = s2rlsc(Xl, yl, Xu, restarts=1, x0=base.labels_unlabeled, rng=1)
+    base = s2rlsc(Xl, yl, Xu, search=LocalSearch(restarts=2), rng=0)
+    warm = s2rlsc(Xl, yl, Xu, search=LocalSearch(restarts=1), x0=base.labels_unlabeled, rng=1)
     np.testing.assert_array_equal(warm.labels_unlabeled, base.labels_unlabeled)
     assert warm.restarts[0].init == "x0" and warm.restarts[0].n_flips == 0
     seen = []
@@ -332,18 +333,18 @@ def test_warm_start_callback_and_max_iter():
         if len(seen) == 2:
             raise StopIteration
 
-    res = s2rlsc(Xl, yl, Xu, restarts=10, rng=0, callback=stop_after_two)
+    res = s2rlsc(Xl, yl, Xu, search=LocalSearch(restarts=10), rng=0, callback=stop_after_two)
     assert res.status == 3 and len(res.restart_objectives) == 2 and not res.converged
     assert "restart 2 of 10" in res.message and res.stop is None
     with pytest.warns(ConvergenceWarning, match="max_iter=1"):
-        res = s2rlsc(Xl, yl, Xu, restarts=2, init="random", max_iter=1, rng=0)
+        res = s2rlsc(Xl, yl, Xu, search=LocalSearch(restarts=2, max_iter=1), init="random", rng=0)
     assert res.status == 2 and not res.converged
     assert not res.history["restart_converged"].any()
 
 
 def test_result_is_frozen_and_reports():
     Xl, yl, Xu, _ = split(40, 3, 6, seed=13)
-    res = s2rlsc(Xl, yl, Xu, restarts=2, rng=0)
+    res = s2rlsc(Xl, yl, Xu, search=LocalSearch(restarts=2), rng=0)
     with pytest.raises(dataclasses.FrozenInstanceError):
         res.objective = 0.0
     text = res.summary()
@@ -390,15 +391,15 @@ def test_bad_input_mmc_and_prediction_shapes():
         mmc(X, balance=1.0)
     with pytest.raises(ValueError, match="symmetric"):
         mmc(X @ X.T + np.triu(np.ones((10, 10)), 1), kernel="precomputed")
-    res = mmc(X @ X.T, kernel="precomputed", restarts=2, rng=0)
+    res = mmc(X @ X.T, kernel="precomputed", search=LocalSearch(restarts=2), rng=0)
     with pytest.raises(ValueError, match="kernel rows"):
         res.decision_function(np.zeros((3, 4)))
-    res = mmc(X, restarts=2, rng=0)
+    res = mmc(X, search=LocalSearch(restarts=2), rng=0)
     with pytest.raises(ValueError, match="features"):
         res.predict(np.zeros((3, 5)))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        mmc(X, restarts=1, rng=0)
+        mmc(X, search=LocalSearch(restarts=1), rng=0)
 
 
 def test_progress_bar_does_not_change_the_result(capsys):
@@ -410,4 +411,4 @@ def test_progress_bar_does_not_change_the_result(capsys):
     shown = s2rlsc(X[:6], np.r_[1, -1, y[2:6]], X[6:], progress=True, **kw)
     assert "restarts" in capsys.readouterr().err
     np.testing.assert_array_equal(quiet.labels_unlabeled, shown.labels_unlabeled)
-    assert mmc(X, restarts=2, rng=0, progress=True).objective == mmc(X, restarts=2, rng=0).objective
+    assert mmc(X, search=LocalSearch(restarts=2), rng=0, progress=True).objective == mmc(X, search=LocalSearch(restarts=2), rng=0).objective

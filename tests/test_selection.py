@@ -9,6 +9,7 @@ from hypothesis import given, strategies as st
 
 from toolkit.selection import (METHODS, CachedKernel, Indices, SemiSupervisedKFold, available_methods, get_method,
                                select)
+from toolkit.specs import Kernel
 
 TIDY = ["dataset", "task", "split", "method", "params", "scenario", "fold", "metric", "value", "seconds", "seed"]
 
@@ -261,7 +262,7 @@ def test_laplacian_methods_share_the_graph_and_warm_start(moons):
 
     assert errors(cv) == pytest.approx(errors(cold))   # direct solve: exact
     best = {k: v for k, v in cv.best_params.items() if k not in ("kernel", "sigma")}
-    fit = laprlsc(X[split.labeled], y[split.labeled], X[split.unlabeled], kernel="rbf", sigma=0.5, **best)
+    fit = laprlsc(X[split.labeled], y[split.labeled], X[split.unlabeled], kernel=Kernel("rbf", sigma=0.5), **best)
     assert cv.test_error == pytest.approx(np.mean(fit.predict(X[split.test]) != y[split.test]) * 100)
 
 
@@ -316,13 +317,13 @@ def test_each_selection_owns_its_graph_cache(monkeypatch, moons):
     import toolkit.graphs
     X, y, split = moons
     builds = []
-    real = toolkit.graphs.laplacian
+    real = toolkit.graphs.build_laplacian          # the one construction of every graph
 
     def counting(*args, **kwargs):
         builds.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(toolkit.graphs, "laplacian", counting)
+    monkeypatch.setattr(toolkit.graphs, "build_laplacian", counting)
     kw = dict(grid={"gamma_A": [1e-2, 1e-1], "gamma_I": [0.1, 1.0]}, n_folds=3, rng=0, progress=False,
               fixed={"kernel": "rbf", "sigma": 0.5, "neighbors": 5, "method": "newton"})
     first = select("lapsvm", X, y, split, **kw)

@@ -20,6 +20,7 @@ import toolkit
 from toolkit import data, stats
 from toolkit._validation import PSD_RTOL, check_indices, check_kernel_matrix
 from toolkit.selection import Indices, select
+from toolkit.specs import Graph, Kernel, LocalSearch
 
 COMPLEX_WARNING = getattr(np, "exceptions", np).ComplexWarning
 
@@ -227,8 +228,8 @@ def test_the_precomputed_kernels_of_rlsc_s2rlsc_and_mmc_follow_the_same_rule():
     K = -np.eye(8)
     y = np.tile([1.0, -1.0], 2)
     for call in (lambda: toolkit.rlsc(K[:4, :4], y, kernel="precomputed"),
-                 lambda: toolkit.s2rlsc(K[:4], y, K[4:], kernel="precomputed", restarts=1, rng=0),
-                 lambda: toolkit.mmc(K, kernel="precomputed", restarts=1, rng=0)):
+                 lambda: toolkit.s2rlsc(K[:4], y, K[4:], kernel="precomputed", search=LocalSearch(restarts=1), rng=0),
+                 lambda: toolkit.mmc(K, kernel="precomputed", search=LocalSearch(restarts=1), rng=0)):
         with pytest.raises(ValueError, match=r"must be a positive semi-definite kernel matrix"):
             call()
     with pytest.raises(ValueError, match=r"The precomputed training kernel matrix \[X_labeled; X_unlabeled\] of "
@@ -280,12 +281,16 @@ def test_solvers_refuse_overflowing_features_by_name(name):
     X_l, X_u = X_l * 1e200, X_u * 1e200
     calls = {
         "rlsc": lambda: toolkit.rlsc(X_l, y_l, kernel="rbf", sigma=1.0),
-        "s2rlsc": lambda: toolkit.s2rlsc(X_l, y_l, X_u, kernel="rbf", sigma=1.0, restarts=1, rng=0),
-        "mmc": lambda: toolkit.mmc(np.vstack([X_l, X_u]), kernel="rbf", sigma=1.0, restarts=1, rng=0),
-        "lapsvm": lambda: toolkit.lapsvm(X_l, y_l, X_u, sigma=1.0, neighbors=3),
-        "laprlsc": lambda: toolkit.laprlsc(X_l, y_l, X_u, sigma=1.0, neighbors=3),
-        "lapsvm_dual": lambda: toolkit.lapsvm_dual(X_l, y_l, X_u, sigma=1.0, neighbors=3),
-        "laplacian_svm_path": lambda: toolkit.laplacian_svm_path(X_l, y_l, X_u, sigma=1.0, neighbors=3),
+        "s2rlsc": lambda: toolkit.s2rlsc(X_l, y_l, X_u, kernel=Kernel("rbf", sigma=1.0),
+                                         search=LocalSearch(restarts=1), rng=0),
+        "mmc": lambda: toolkit.mmc(np.vstack([X_l, X_u]), kernel=Kernel("rbf", sigma=1.0),
+                                   search=LocalSearch(restarts=1), rng=0),
+        "lapsvm": lambda: toolkit.lapsvm(X_l, y_l, X_u, kernel=Kernel("rbf", sigma=1.0), graph=Graph(n_neighbors=3)),
+        "laprlsc": lambda: toolkit.laprlsc(X_l, y_l, X_u, kernel=Kernel("rbf", sigma=1.0), graph=Graph(n_neighbors=3)),
+        "lapsvm_dual": lambda: toolkit.lapsvm_dual(X_l, y_l, X_u, kernel=Kernel("rbf", sigma=1.0),
+                                                   graph=Graph(n_neighbors=3)),
+        "laplacian_svm_path": lambda: toolkit.laplacian_svm_path(X_l, y_l, X_u, kernel=Kernel("rbf", sigma=1.0),
+                                                                 graph=Graph(n_neighbors=3, weight="binary", power=1)),
     }
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
@@ -380,7 +385,8 @@ _LAP_KW = dict(kernel="rbf", sigma=1.0, neighbors=3)
 TWO_CLASS_SOLVERS = {
     "rlsc": ("y_labeled", lambda Xl, yl, Xu: toolkit.rlsc(Xl, yl, lam=0.1),
              lambda r, X: r.decision_function(X), lambda r, X: r.predict(X)),
-    "s2rlsc": ("y_labeled", lambda Xl, yl, Xu: toolkit.s2rlsc(Xl, yl, Xu, lam=0.1, restarts=1, rng=0),
+    "s2rlsc": ("y_labeled", lambda Xl, yl, Xu: toolkit.s2rlsc(Xl, yl, Xu, lam=0.1, search=LocalSearch(restarts=1),
+                                                              rng=0),
                lambda r, X: r.decision_function(X), lambda r, X: r.predict(X)),
     "tsvm": ("y_labeled", lambda Xl, yl, Xu: toolkit.tsvm(Xl, yl, Xu),
              lambda r, X: r.decision_function(X), lambda r, X: r.predict(X)),
@@ -393,14 +399,18 @@ TWO_CLASS_SOLVERS = {
     "rlsc_path": ("y", lambda Xl, yl, Xu: toolkit.rlsc_path(Xl, yl, kernel="rbf", sigma=1.0, n_lambdas=5,
                                                             task="classification"),     # auto: 3 numbers regress
                   lambda r, X: r.decision_function(X, 0.1), lambda r, X: r.predict(X, 0.1)),
-    "laplacian_svm_path": ("y_labeled", lambda Xl, yl, Xu: toolkit.laplacian_svm_path(Xl, yl, Xu, sigma=1.0,
-                                                                                      neighbors=3),
+    "laplacian_svm_path": ("y_labeled", lambda Xl, yl, Xu: toolkit.laplacian_svm_path(Xl, yl, Xu,
+                                                                                      kernel=Kernel("rbf", sigma=1.0),
+                                                                                      graph=Graph(n_neighbors=3, weight="binary", power=1)),
                            lambda r, X: r.decision_function(X, 0.1), lambda r, X: r.predict(X, 0.1)),
     "cv_svm_path": ("y", lambda Xl, yl, Xu: toolkit.cv_svm_path(Xl, yl, kernel="rbf", sigma=1.0, n_folds=2,
                                                                 n_lambdas=5, rng=0).path,
                     lambda r, X: r.decision_function(X, 0.1), lambda r, X: r.predict(X, 0.1)),
-    "cv_laplacian_svm_path": ("y_labeled", lambda Xl, yl, Xu: toolkit.cv_laplacian_svm_path(
-                                  Xl, yl, Xu, sigma=1.0, neighbors=3, n_folds=2, n_lambdas=5, rng=0).path,
+    "cv_laplacian_svm_path": ("y_labeled", lambda Xl, yl, Xu: toolkit.cv_laplacian_svm_path(Xl, yl, Xu,
+                                                                                            kernel=Kernel("rbf", sigma=1.0),
+                                                                                            graph=Graph(n_neighbors=3, weight="binary", power=1),
+                                                                                            n_folds=2, n_lambdas=5,
+                                                                                            rng=0).path,
                               lambda r, X: r.decision_function(X, 0.1), lambda r, X: r.predict(X, 0.1)),
 }
 MULTI_CLASS = {"lapsvm", "laprlsc"}          # one-vs-all beyond two classes
@@ -551,8 +561,11 @@ def _cases():
                               dict(zip(("X_labeled", "y_labeled"), points(rng)[:2]), lam=0.1),
                               dict(X_labeled="Xalone", y_labeled="y", lam="pos")),
                  lambda r, a: _finite(r.decision_function(a["X_labeled"]))),
-        "s2rlsc": (fit_case(lambda X_labeled, y_labeled, X_unlabeled, lam_u: toolkit.s2rlsc(
-                       X_labeled, y_labeled, X_unlabeled, lam_u=lam_u, eps=0.3, restarts=1, rng=0), "lam_u"),
+        "s2rlsc": (fit_case(lambda X_labeled, y_labeled, X_unlabeled, lam_u: toolkit.s2rlsc(X_labeled, y_labeled,
+                                                                                            X_unlabeled, lam_u=lam_u,
+                                                                                            eps=0.3,
+                                                                                            search=LocalSearch(restarts=1),
+                                                                                            rng=0), "lam_u"),
                    lambda r, a: _finite(r.decision_function(a["X_labeled"]))),
         "tsvm": (fit_case(lambda X_labeled, y_labeled, X_unlabeled, C: toolkit.tsvm(
                      X_labeled, y_labeled, X_unlabeled, C=C, C_star=0.5), "C"),
@@ -567,15 +580,21 @@ def _cases():
                             X_labeled, y_labeled, X_unlabeled, gamma_A=gamma_A, **lap_kw), "gamma_A", "nonneg",
                                  "ymulti"),
                         lambda r, a: _finite(r.decision_function(a["X_labeled"]))),
-        "laplacian_svm_path": (fit_case(lambda X_labeled, y_labeled, X_unlabeled, sigma: toolkit.laplacian_svm_path(
-                                   X_labeled, y_labeled, X_unlabeled, sigma=sigma, neighbors=3), "sigma"),
+        "laplacian_svm_path": (fit_case(lambda X_labeled, y_labeled, X_unlabeled, sigma: toolkit.laplacian_svm_path(X_labeled,
+                                                                                                                    y_labeled,
+                                                                                                                    X_unlabeled,
+                                                                                                                    kernel=Kernel("rbf", sigma=sigma),
+                                                                                                                    graph=Graph(n_neighbors=3, weight="binary", power=1)), "sigma"),
                                lambda r, a: _finite(r.decision_function(a["X_labeled"], 0.1))),
         "cv_laplacian_svm_path": (fit_case(lambda X_labeled, y_labeled, X_unlabeled, sigma:
                                            toolkit.cv_laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, n_folds=2,
-                                                                         n_lambdas=5, sigma=sigma, neighbors=3, rng=0),
+                                                                         n_lambdas=5,
+                                                                         kernel=Kernel("rbf", sigma=sigma),
+                                                                         graph=Graph(n_neighbors=3, weight="binary", power=1),
+                                                                         rng=0),
                                            "sigma"),
                                   lambda r, a: _finite(r.error)),
-        "mmc": (lambda rng: (lambda X, lam: toolkit.mmc(X, lam=lam, restarts=1, rng=0),
+        "mmc": (lambda rng: (lambda X, lam: toolkit.mmc(X, lam=lam, search=LocalSearch(restarts=1), rng=0),
                              dict(X=np.vstack(points(rng)[::2]), lam=1.0), dict(X="Xfree", lam="pos")),
                 lambda r, a: _finite(r.decision_function(a["X"]))),
         "svm_path": (lambda rng: (lambda X, y, lambda_min: toolkit.svm_path(X, y, lambda_min=lambda_min),
@@ -736,7 +755,7 @@ def test_select_names_a_graph_argument_refused_inside_the_laplacian():
     X = rng.normal(size=(40, 3))
     y = np.where(X[:, 0] > 0, 1.0, -1.0)
     y[:8] = np.tile([1.0, -1.0], 4)
-    with pytest.raises(ValueError, match=r"select\('lapsvm'\): fixed\['neighbors'\] = 0 is refused by knn_graph"):
+    with pytest.raises(ValueError, match=r"select\('lapsvm'\): fixed\['neighbors'\] = 0 is refused by Graph"):
         select("lapsvm", X, y, Indices(np.arange(8), np.arange(8, 30), np.arange(30, 40)), grid={"gamma_A": [1.0]},
                fixed={"kernel": "rbf", "sigma": 1.0, "neighbors": 0}, rng=0, progress=False, n_folds=2)
 
@@ -751,4 +770,4 @@ def test_laplacian_svm_path_runs_with_its_own_defaults_and_names_itself():
     path = toolkit.laplacian_svm_path(Xl, yl, Xu)
     assert path.sigma == scale_width(np.vstack([Xl, Xu]))
     with pytest.raises(ValueError, match=r"The 'sigma' parameter of laplacian_svm_path is required for kernel='rbf'"):
-        toolkit.laplacian_svm_path(Xl, yl, Xu, sigma=None)
+        toolkit.laplacian_svm_path(Xl, yl, Xu, kernel=Kernel("rbf", sigma=None))

@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from toolkit.graphs import GRAPH_PARAMS
+from toolkit.specs import from_flat
 
 __all__ = ["Method", "METHODS", "register_method", "available_methods", "get_method", "KERNEL_PARAMS"]
 
@@ -283,8 +283,10 @@ def _fit_rlsc(Xl, yl, Xu, *, kernel, rng, lam=1.0, **params):
 
 def _fit_s2rlsc(Xl, yl, Xu, *, kernel, rng, **params):
     from toolkit.rls import s2rlsc
+    from toolkit.specs import SEARCH_KEYWORDS, LocalSearch
 
-    return s2rlsc(Xl, yl, Xu, kernel=kernel.for_solver(), rng=rng, **params)
+    specs, rest = from_flat(params, {"search": LocalSearch()}, SEARCH_KEYWORDS)
+    return s2rlsc(Xl, yl, Xu, kernel=kernel.for_solver(), rng=rng, **specs, **rest)
 
 
 def _fit_tsvm(Xl, yl, Xu, *, kernel, rng, C=1.0, C_star_u=1.0, **params):
@@ -298,65 +300,75 @@ def _fit_tsvm(Xl, yl, Xu, *, kernel, rng, C=1.0, C_star_u=1.0, **params):
     return tsvm(Xl, yl, Xu, kernel=kernel, C=C, C_star=C_star_u / Xu.shape[0], **params)
 
 
-def _laplacian_of(Xl, Xu, params, graphs):
-    """``L^p`` of ``[X_labeled; X_unlabeled]`` exactly as :func:`toolkit.lapsvm` builds it
-    (:func:`toolkit.graphs.laplacian` with ``max_density=POWER_MAX_DENSITY``), taken from the
+def _laplacian_of(Xl, Xu, graph, graphs):
+    """``L^p`` of ``[X_labeled; X_unlabeled]`` under the :class:`~toolkit.specs.Graph` ``graph``, exactly
+    as :func:`toolkit.lapsvm` builds it (``max_density=POWER_MAX_DENSITY``), taken from the
     selection's :class:`~toolkit.selection.GraphCache` when one is given, so that it is built once
-    per (data, graph parameters) and shared across the (γ_A, γ_I) grid."""
+    per (data, graph) and shared across the (γ_A, γ_I) grid."""
     import scipy.sparse as sp
-    from toolkit.graphs import POWER_MAX_DENSITY, laplacian
+    from toolkit.graphs import POWER_MAX_DENSITY
 
-    graph = {k: params.get(k, default) for k, default in GRAPH_PARAMS.items()}
     X_all = sp.vstack([Xl, Xu]).tocsr() if sp.issparse(Xl) else np.vstack([Xl, Xu])
 
     def build():
-        return laplacian(X_all, **graph, max_density=POWER_MAX_DENSITY)
+        return graph.laplacian(X_all, max_density=POWER_MAX_DENSITY)
 
     return build() if graphs is None else graphs.get(X_all, graph, build)
 
 
-def _given_graph(params):
-    """``params`` without the graph's arguments: the solver receives the ``L^p`` built from them
-    (``laplacian_matrix``, used as given), so they would have nothing left to act on there."""
-    return {k: v for k, v in params.items() if k not in GRAPH_PARAMS and k != "neighbor_search"}
+def _manifold_arguments(params, solver):
+    """The registry's flat parameters of a Laplacian solver as its specs (:func:`toolkit.specs.from_flat`):
+    ``graph``, ``solver`` (from the function's default ``solver``; None for the dual, which takes
+    ``tol`` / ``max_iter`` itself) and ``low_rank``, and the rest."""
+    from toolkit.specs import Graph
+
+    defaults = {"graph": Graph(), "low_rank": None}
+    if solver is not None:
+        defaults["solver"] = solver
+    specs, rest = from_flat(params, defaults)
+    specs.setdefault("graph", Graph())
+    return specs, rest
 
 
 def _low_rank_kernel(kernel):
-    """The low-rank model's kernel arguments: by name (it computes K(X, Z) by row blocks itself,
-    nothing n × n to cache) instead of the selection's caching callable."""
-    return {"kernel": kernel.kernel, "sigma": kernel.sigma, "kernel_degree": kernel.kernel_degree}
+    """The low-rank model's kernel: by name (it computes K(X, Z) by row blocks itself, nothing
+    n × n to cache) instead of the selection's caching callable."""
+    from toolkit.specs import Kernel
+
+    return Kernel(kernel.kernel, sigma=kernel.sigma, degree=kernel.kernel_degree)
+
+
+def _fit_manifold(function, solver, Xl, yl, Xu, kernel, rng, graphs, extra, params):
+    """Call a Laplacian solver with the registry's flat ``params`` as specs: the low-rank model builds
+    its own graph (it works in the graph's degree-normalised coordinates, which a shared ``L^p``
+    does not carry; and no warm start: ``x0`` is not defined for the reduced expansion); the exact
+    model gets the selection's shared ``L^p``."""
+    specs, rest = _manifold_arguments(params, solver)
+    if specs.get("low_rank") is not None:
+        rest.pop("x0", None)
+        return function(Xl, yl, Xu, kernel=_low_rank_kernel(kernel), rng=rng, **extra, **specs, **rest)
+    graph = specs.pop("graph")
+    specs.pop("low_rank", None)
+    return function(Xl, yl, Xu, kernel=kernel.for_solver(), graph=_laplacian_of(Xl, Xu, graph, graphs), **extra,
+                    **specs, **rest)
 
 
 def _fit_lapsvm(Xl, yl, Xu, *, kernel, rng, graphs=None, validation=None, **params):
-    from toolkit.manifold import lapsvm
+    from toolkit.manifold._solvers import LAPSVM_SOLVER, lapsvm
 
-    if params.get("n_basis") is not None:
-        # its own graph: the low-rank model works in the graph's degree-normalised coordinates,
-        # which a shared L^p does not carry (toolkit.manifold._solvers._fit_reduced); no warm start
-        # (x0 is not defined for the reduced expansion; its solves are r-dimensional anyway)
-        params.pop("x0", None)
-        return lapsvm(Xl, yl, Xu, **_low_rank_kernel(kernel), rng=rng, validation=validation, **params)
-    L = _laplacian_of(Xl, Xu, params, graphs)
-    return lapsvm(Xl, yl, Xu, kernel=kernel.for_solver(), laplacian_matrix=L, validation=validation,
-                  **_given_graph(params))
+    return _fit_manifold(lapsvm, LAPSVM_SOLVER, Xl, yl, Xu, kernel, rng, graphs, {"validation": validation}, params)
 
 
 def _fit_laprlsc(Xl, yl, Xu, *, kernel, rng, graphs=None, validation=None, **params):
-    from toolkit.manifold import laprlsc
+    from toolkit.manifold._solvers import LAPRLSC_SOLVER, laprlsc
 
-    if params.get("n_basis") is not None:
-        params.pop("x0", None)
-        return laprlsc(Xl, yl, Xu, **_low_rank_kernel(kernel), rng=rng, validation=validation, **params)
-    L = _laplacian_of(Xl, Xu, params, graphs)
-    return laprlsc(Xl, yl, Xu, kernel=kernel.for_solver(), laplacian_matrix=L, validation=validation,
-                  **_given_graph(params))
+    return _fit_manifold(laprlsc, LAPRLSC_SOLVER, Xl, yl, Xu, kernel, rng, graphs, {"validation": validation}, params)
 
 
 def _fit_lapsvm_dual(Xl, yl, Xu, *, kernel, rng, graphs=None, **params):
     from toolkit.manifold import lapsvm_dual
 
-    L = _laplacian_of(Xl, Xu, params, graphs)
-    return lapsvm_dual(Xl, yl, Xu, kernel=kernel.for_solver(), laplacian_matrix=L, **_given_graph(params))
+    return _fit_manifold(lapsvm_dual, None, Xl, yl, Xu, kernel, rng, graphs, {}, params)
 
 
 def _fit_svm_path_models(Xl, yl, Xu, values, *, kernel, rng):
@@ -374,11 +386,15 @@ def _fit_svm_path(Xl, yl, Xu, *, kernel, rng, lam=1.0):
 def _fit_lap_path_models(Xl, yl, Xu, values, *, kernel, rng, **params):
     from toolkit.paths import laplacian_svm_path
 
+    from toolkit.paths._laplacian import PATH_GRAPH
+
     classes = _pos_neg(yl)
-    if params.get("n_basis") is not None:
-        path = laplacian_svm_path(Xl, _signed(yl, classes), Xu, **_low_rank_kernel(kernel), rng=rng, **params)
+    specs, rest = from_flat(params, {"graph": PATH_GRAPH, "low_rank": None})
+    if specs.get("low_rank") is not None:
+        path = laplacian_svm_path(Xl, _signed(yl, classes), Xu, kernel=_low_rank_kernel(kernel), rng=rng, **specs,
+                                  **rest)
     else:
-        path = laplacian_svm_path(Xl, _signed(yl, classes), Xu, kernel=kernel, **params)
+        path = laplacian_svm_path(Xl, _signed(yl, classes), Xu, kernel=kernel, **specs, **rest)
     return [_Predictor(lambda X, s=s: path.decision_function(X, s), classes) for s in values]
 
 

@@ -24,6 +24,9 @@ SciPy sparse matrices (``metric="cosine"`` is the usual choice for text).
 from __future__ import annotations
 
 import numbers
+import time
+from dataclasses import dataclass
+from typing import Any
 
 import numba
 import numpy as np
@@ -35,7 +38,8 @@ from toolkit._numba_cache import njit
 from toolkit._validation import (check_laplacian_matrix, check_matrix, check_option, check_rng, check_row_norms,
                                  check_scalar)
 
-__all__ = ["knn_graph", "knn_graph_from_kernel", "epsilon_graph", "graph_laplacian", "laplacian",
+__all__ = ["knn_graph", "knn_graph_from_kernel", "epsilon_graph", "graph_laplacian", "laplacian", "build_laplacian",
+           "BuiltGraph",
            "iterated_laplacian", "laplacian_operator", "POWER_MAX_DENSITY", "WEIGHTS", "METRICS",
            "NEIGHBOR_SEARCHES", "choose_neighbor_search", "KNN_TIE_RTOL"]
 
@@ -1195,14 +1199,83 @@ def laplacian(X, *, neighbors=6, weight="binary", graph_sigma=None, normalized=T
     >>> bool(np.allclose(L.sum(axis=1), 0))
     True
     """
-    func = "laplacian"
+    return build_laplacian(X, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma, normalized=normalized,
+                           degree=degree, metric=metric, neighbor_search=neighbor_search, max_density=max_density,
+                           rng=rng).L
+
+
+@dataclass(frozen=True)
+class BuiltGraph:
+    """What :func:`build_laplacian` returns.
+
+    Attributes
+    ----------
+    L : scipy.sparse.csr_matrix or LinearOperator of shape (n_samples, n_samples)
+        ``L^p``.
+    degrees : ndarray of shape (n_samples,)
+        The row sums of the weight matrix ``W`` (the low-rank model's degree normalisation).
+    neighbor_search : str
+        The search taken: ``"kdtree"``, ``"sklearn"``, ``"pynndescent"`` or ``"kernel"``.
+    seconds : tuple of float
+        The time spent on ``W`` and on ``L^p``.
+    """
+
+    L: Any
+    degrees: np.ndarray
+    neighbor_search: str
+    seconds: tuple
+
+
+def build_laplacian(X, *, neighbors=6, weight="binary", graph_sigma=None, normalized=True, degree=1,
+                    metric="euclidean", neighbor_search="auto", max_density=None, rng=None, kernel_matrix=None,
+                    kernel_sigma=None):
+    """``L^p`` of the symmetrised kNN graph: the one construction of every solver, path and selection.
+
+    The neighbours are searched among the points ``X`` (:func:`knn_graph`), so that the same graph
+    parameters on the same points give the same graph bit for bit wherever it is built. Only where
+    there are no points (``X`` None: a precomputed kernel) or when asked (``neighbor_search="kernel"``,
+    an RBF kernel matrix and its width given) is the graph read off the kernel matrix
+    (:func:`knn_graph_from_kernel`): the same neighbours up to ties, for O(n²) instead of O(n² d).
+
+    Parameters
+    ----------
+    X : array-like, sparse matrix or None of shape (n_samples, n_features)
+        The points, labelled and unlabelled; None with ``kernel_matrix`` (a precomputed kernel).
+    neighbors, weight, graph_sigma, normalized, degree, metric, neighbor_search, max_density, rng
+        As in :func:`laplacian` (``neighbor_search`` may also be ``"kernel"``).
+    kernel_matrix : ndarray of shape (n_samples, n_samples), default=None
+        The kernel matrix of the points: read with ``X`` None (its feature-space distances) or with
+        ``neighbor_search="kernel"`` (an RBF kernel of width ``kernel_sigma``).
+    kernel_sigma : float, default=None
+        The RBF width of ``kernel_matrix`` for ``neighbor_search="kernel"``.
+
+    Returns
+    -------
+    BuiltGraph
+    """
+    func = "build_laplacian"
     degree = check_scalar(degree, "degree", func, kind=numbers.Integral, low=1)
     if not isinstance(normalized, (bool, np.bool_)):
         raise TypeError(f"The 'normalized' parameter of {func} must be a bool. Got {normalized!r} instead.")
-    W = knn_graph(X, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma, metric=metric,
-                  neighbor_search=neighbor_search, rng=rng)
-    return iterated_laplacian(graph_laplacian(W, normalized=bool(normalized)), degree=degree,
-                              max_density=max_density)
+    t0 = time.perf_counter()
+    if X is None or neighbor_search == "kernel":
+        if kernel_matrix is None or (X is not None and kernel_sigma is None):
+            raise ValueError(f"{func}: neighbor_search='kernel' reads the graph off an RBF kernel matrix; pass "
+                             "kernel_matrix and kernel_sigma, or search the points ('auto').")
+        if metric != "euclidean":
+            raise ValueError(f"{func}: a graph read off a kernel uses the kernel's own distances, so 'metric' must "
+                             f"be 'euclidean'. Got {metric!r} instead; pass a precomputed Laplacian for another graph.")
+        W = knn_graph_from_kernel(kernel_matrix, neighbors=neighbors, sigma=None if X is None else kernel_sigma,
+                                  weight=weight, graph_sigma=graph_sigma)
+        searched = "kernel"
+    else:
+        searched = choose_neighbor_search(X, metric) if neighbor_search == "auto" else neighbor_search
+        W = knn_graph(X, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma, metric=metric,
+                      neighbor_search=searched, rng=rng)
+    t1 = time.perf_counter()
+    L = iterated_laplacian(graph_laplacian(W, normalized=bool(normalized)), degree=degree, max_density=max_density)
+    degrees = np.asarray(W.sum(axis=1), dtype=float).ravel()
+    return BuiltGraph(L=L, degrees=degrees, neighbor_search=searched, seconds=(t1 - t0, time.perf_counter() - t1))
 
 
 def laplacian_operator(L, *, degree=1):

@@ -18,6 +18,8 @@ semi-supervised fit without unlabelled rows is refused with a message that names
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
@@ -27,6 +29,7 @@ from toolkit._compat import validate_data
 from toolkit._validation import (SKLEARN_UNLABELED, _is_nan, check_labeled_classes, describe_marker, marker_mask,
                                  missing_labels, resolve_unlabeled)
 from toolkit.estimators._scoring import _accuracy_on_labeled_rows
+from toolkit.specs import FLAT_KEYWORDS, Kernel, from_flat
 
 __all__ = ["SemiSupervisedClassifier"]
 
@@ -40,6 +43,59 @@ def _marker_hint(y, marker):
     if minus_one:
         return f" 'y' holds {minus_one} labels -1: pass unlabeled=-1 if they mark the unlabelled rows."
     return ""
+
+
+#: The estimators' names (scikit-learn's) of quantities that the functions' specs and the selection's
+#: registry name otherwise: the graph's neighbours, the Laplacian's power ``p`` (scikit-learn's
+#: ``degree`` is a polynomial kernel's) and the seed. The old names are understood for one release.
+RENAMED = {"neighbors": "n_neighbors", "degree": "laplacian_power", "rng": "random_state"}
+#: The functions' and the registry's names of the renamed hyper-parameters.
+FUNCTION_NAMES = {new: old for old, new in RENAMED.items()}
+#: The default of a parameter of the previous release: not set.
+DEPRECATED = "deprecated"
+
+
+def is_deprecated(value):
+    """Whether ``value`` is the default of a parameter of the previous release (not set)."""
+    return isinstance(value, str) and value == DEPRECATED
+
+
+def current_params(estimator):
+    """``estimator``'s hyper-parameters under their current names: a renamed one set under its old name
+    (:data:`RENAMED`) takes that value; the other parameters of the previous release are dropped
+    when not set."""
+    params = estimator.get_params(deep=False)
+    for old, new in RENAMED.items():
+        if old in params:
+            value = params.pop(old)
+            if not is_deprecated(value):
+                params[new] = value
+    return {k: v for k, v in params.items() if not is_deprecated(v)}
+
+
+def function_names(params):
+    """``params`` under the functions' and the registry's names (``n_neighbors`` -> ``neighbors``, ...)."""
+    return {FUNCTION_NAMES.get(k, k): v for k, v in params.items()}
+
+
+def warn_deprecated(estimator, moved, stacklevel=3):
+    """One ``FutureWarning`` naming the parameters of the previous release that ``estimator`` was given.
+
+    ``moved``: (old name, new spelling) of each, e.g. ``("neighbors", "n_neighbors=6")``.
+    """
+    if moved:
+        names = [old for old, _ in moved]
+        warnings.warn(f"{type(estimator).__name__}: the parameter{'s' if len(names) > 1 else ''} {', '.join(names)} "
+                      f"{'are' if len(names) > 1 else 'is'} deprecated and will be removed in the next release; pass "
+                      f"{'; '.join(dict.fromkeys(new for _, new in moved))} instead.", FutureWarning,
+                      stacklevel=stacklevel + 1)
+
+
+def renamed_in_use(estimator):
+    """(old name, new spelling) of each renamed parameter (:data:`RENAMED`) set under its old name."""
+    params = estimator.get_params(deep=False)
+    return [(old, f"{new}={params[old]!r}") for old, new in RENAMED.items()
+            if old in params and not is_deprecated(params[old])]
 
 
 class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
@@ -60,10 +116,35 @@ class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
     _sparse = True
     _supervised = False           # fitted on the labelled rows only (the baseline RLSC)
 
+    #: The function's spec parameters, built from the flat hyper-parameters by
+    #: :func:`toolkit.specs.from_flat`: parameter -> default spec (``"kernel"``: built from the
+    #: ``kernel`` name and ``sigma``). None: the function takes the flat keywords themselves.
+    _specs = None
+    #: How the flat hyper-parameters map to the specs' fields (:data:`toolkit.specs.FLAT_KEYWORDS`).
+    _keywords = FLAT_KEYWORDS
+
     # ---- the pieces a subclass may override -------------------------------------------------
+    def _flat(self) -> dict:
+        """The function's flat keywords: every hyper-parameter but the marker, under the function's names."""
+        return function_names({k: v for k, v in current_params(self).items() if k != "unlabeled"})
+
     def _solver_params(self) -> dict:
-        """Keyword arguments of the functional solver: every parameter but the marker."""
-        return {name: value for name, value in self.get_params(deep=False).items() if name != "unlabeled"}
+        """Keyword arguments of the functional solver: :meth:`_flat` gathered into the function's specs."""
+        return self._as_specs(self._flat())
+
+    def _deprecated_in_use(self):
+        """(old name, new spelling) of each parameter of the previous release that was set."""
+        return renamed_in_use(self)
+
+    def _as_specs(self, params):
+        """``params`` with the flat keywords of :attr:`_specs` gathered into their specs."""
+        if self._specs is None:
+            return params
+        defaults = dict(self._specs)
+        if "kernel" in defaults:
+            defaults["kernel"] = Kernel.of(params.pop("kernel"), type(self).__name__, sigma=params.get("sigma"))
+        specs, rest = from_flat(params, defaults, self._keywords)
+        return {**rest, **specs}
 
     def _solve(self, X_labeled, y_labeled, X_unlabeled, positive):
         """One binary fit, ``y_labeled`` in {-1, +1} with +1 for the class ``positive``."""
@@ -131,6 +212,11 @@ class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
             When the labelled rows hold fewer than two classes; when a semi-supervised method
             finds no unlabelled row.
         """
+        warn_deprecated(self, self._deprecated_in_use())
+        return self._fit_rows(X, y)
+
+    def _fit_rows(self, X, y):
+        """The body of :meth:`fit` (after the deprecation warnings, which name the caller's line)."""
         name = type(self).__name__
         if y is None:
             raise ValueError(f"{name} requires y to be passed, but the target y is None (class labels, with the "

@@ -8,10 +8,13 @@ from __future__ import annotations
 import numpy as np
 
 from toolkit._validation import check_scalar
-from toolkit.estimators._base import SemiSupervisedClassifier
+from toolkit.estimators._base import DEPRECATED, SemiSupervisedClassifier, is_deprecated, warn_deprecated
 from toolkit.manifold import laprlsc, lapsvm
+from toolkit.manifold._solvers import LAPRLSC_SOLVER, LAPSVM_SOLVER
 from toolkit.paths import laplacian_svm_path
+from toolkit.paths._laplacian import PATH_GRAPH
 from toolkit.rls import rlsc, s2rlsc
+from toolkit.specs import SEARCH_KEYWORDS, Graph, LocalSearch
 from toolkit.transductive import tsvm
 
 __all__ = ["RLSC", "S2RLSC", "TSVM", "LapSVM", "LapRLSC", "LapSVMPath"]
@@ -89,8 +92,14 @@ class S2RLSC(SemiSupervisedClassifier):
     Parameters
     ----------
     kernel, sigma, kernel_degree, coef0, offset, lam, lam_u, balance, eps, search, order, mu, nu, init,
-    restarts, n_basis, polish, tol, max_iter, patience, callback, rng, progress
-        As in :func:`toolkit.s2rlsc` (``lam_u`` is λ').
+    restarts, n_basis, polish, tol, max_iter, patience, callback, progress
+        As in :func:`toolkit.s2rlsc` (``lam_u`` is λ'; ``kernel``, ``sigma``, ``kernel_degree``,
+        ``coef0`` form its :class:`~toolkit.specs.Kernel`, ``search`` to ``patience`` its
+        :class:`~toolkit.specs.LocalSearch`).
+    random_state : None, int or numpy Generator, default=None
+        The seed of the search (``rng`` of :func:`toolkit.s2rlsc`).
+    rng
+        Deprecated: ``random_state``.
     unlabeled : int, str, float or None, default=None
         The marker of unlabelled rows in ``y``; None: missing labels (NaN or None), else -1
         (:func:`toolkit._validation.resolve_unlabeled`). At least one row must carry it.
@@ -98,11 +107,13 @@ class S2RLSC(SemiSupervisedClassifier):
                          found="the labels the search found (``result_.labels_unlabeled``)")
 
     _function = staticmethod(s2rlsc)
+    _specs = {"kernel": None, "search": LocalSearch()}
+    _keywords = SEARCH_KEYWORDS
 
     def __init__(self, *, kernel="linear", sigma=None, kernel_degree=2, coef0=1.0, offset=False, lam=1.0,
                  lam_u=1.0, balance=None, eps=0.1, search="1+1", order="round-robin", mu=5, nu=25, init="rlsc",
                  restarts=10, n_basis=None, polish=True, tol=1e-12, max_iter=None, patience=None, callback=None,
-                 rng=None, progress=False, unlabeled=None):
+                 random_state=None, progress=False, unlabeled=None, rng=DEPRECATED):
         self.kernel = kernel
         self.sigma = sigma
         self.kernel_degree = kernel_degree
@@ -124,9 +135,10 @@ class S2RLSC(SemiSupervisedClassifier):
         self.max_iter = max_iter
         self.patience = patience
         self.callback = callback
-        self.rng = rng
+        self.random_state = random_state
         self.progress = progress
         self.unlabeled = unlabeled
+        self.rng = rng
 
 
 class TSVM(SemiSupervisedClassifier):
@@ -170,6 +182,13 @@ def _class_codes(classes, two_classes):
     return np.array([-1.0, 1.0]) if two_classes else np.arange(len(classes))
 
 
+#: The solver options of LapSVM / LapRLSC gathered in their ``options`` parameter (with their defaults).
+OPTIONS = {"dtype": "float64", "blas_threads": 1, "neighbor_search": "auto", "line_search": True, "basis": "uniform",
+           "preconditioner": "auto", "n_coarse": None}
+#: The data and objects of one fit, arguments of ``fit`` (live, not hyper-parameters).
+FIT_ARGUMENTS = ("validation", "callback", "scheduler")
+
+
 class _Manifold(SemiSupervisedClassifier):
     """LapSVM / LapRLSC: every class in one call, ``validation`` labels coded alike, float32 kept when asked.
 
@@ -179,23 +198,77 @@ class _Manifold(SemiSupervisedClassifier):
     one result (``alpha`` of shape (n, C), ``decision_function`` (n, C)) is ``result_``.
     """
 
+    _fit_arguments = {}
+
+    def fit(self, X, y, *, validation=None, callback=None, scheduler=None):
+        """Fit on labelled and unlabelled rows; the rows carrying the marker are the unlabelled ones.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Every training row, labelled or not.
+        y : array-like of shape (n_samples,)
+            Class labels, with the unlabelled rows marked as ``unlabeled`` says.
+        validation : tuple (X_validation, y_validation), default=None
+            Labelled rows for PCG's validation and mixed checks, labels coded like ``y``.
+        callback : callable, default=None
+            Called after every iteration, as in :func:`toolkit.lapsvm`.
+        scheduler : None, str or distributed.Client, default=None
+            With ``n_basis``: the Dask scheduler whose workers hold the low-rank model's row blocks.
+
+        Returns
+        -------
+        self
+        """
+        warn_deprecated(self, self._deprecated_in_use())
+        self._fit_arguments = {"validation": validation, "callback": callback, "scheduler": scheduler}
+        try:
+            return self._fit_rows(X, y)
+        finally:
+            del self._fit_arguments
+
+    def _options(self):
+        """``options`` checked and completed with the defaults of :data:`OPTIONS`."""
+        options = {} if self.options is None else self.options
+        if not isinstance(options, dict) or set(options) - set(OPTIONS):
+            extra = sorted(set(options) - set(OPTIONS)) if isinstance(options, dict) else options
+            raise ValueError(f"The 'options' parameter of {type(self).__name__} must be a dict with keys among "
+                             f"{', '.join(OPTIONS)}. Got {extra!r} instead.")
+        return {**OPTIONS, **options}
+
+    def _deprecated_in_use(self):
+        params = self.get_params(deep=False)
+        old = {k: v for k, v in params.items() if (k in OPTIONS or k in FIT_ARGUMENTS) and not is_deprecated(v)}
+        options = {k: v for k, v in old.items() if k in OPTIONS}
+        return super()._deprecated_in_use() + [(k, f"options={options!r}" if k in OPTIONS else f"fit(X, y, {k}=...)")
+                                               for k in old]
+
+    def _flat(self):
+        """The function's flat keywords: the hyper-parameters, the options and the fit's arguments (a
+        parameter of the previous release, set, in place of its option or fit argument)."""
+        flat = {k: v for k, v in super()._flat().items() if k != "options"}
+        old = {k: flat.pop(k) for k in (*OPTIONS, *FIT_ARGUMENTS) if k in flat}
+        return {**flat, **self._options(), **self._fit_arguments, **old}
+
     def _input_dtype(self):
-        return np.float32 if self.dtype in ("float32", np.float32) else np.float64
+        dtype = self._options()["dtype"] if is_deprecated(self.dtype) else self.dtype
+        return np.float32 if dtype in ("float32", np.float32) else np.float64
 
     def _fit_classes(self, X_labeled, codes, X_unlabeled, classes):
         params = self._solver_params()
         coded = _class_codes(classes, classes.shape[0] == 2)
-        if self.validation is not None:
+        validation = params.get("validation")
+        if validation is not None:
             try:
-                X_validation, y_validation = self.validation
+                X_validation, y_validation = validation
             except (TypeError, ValueError) as exc:
-                raise TypeError(f"The 'validation' parameter of {type(self).__name__} must be a pair "
-                                f"(X_validation, y_validation) or None. Got {self.validation!r} instead.") from exc
+                raise TypeError(f"The 'validation' argument of {type(self).__name__}.fit must be a pair "
+                                f"(X_validation, y_validation) or None. Got {validation!r} instead.") from exc
             y_validation = np.asarray(y_validation)
             unknown = y_validation[~np.isin(y_validation, classes)]
             if unknown.size:
-                raise ValueError(f"The 'validation' parameter of {type(self).__name__} must hold labels coded like y, "
-                                 f"among the classes {classes.tolist()}. Got {unknown.size} other labels (e.g. "
+                raise ValueError(f"The 'validation' argument of {type(self).__name__}.fit must hold labels coded like "
+                                 f"y, among the classes {classes.tolist()}. Got {unknown.size} other labels (e.g. "
                                  f"{unknown.tolist()[0]!r}) in y_validation instead.")
             params["validation"] = (X_validation, coded[np.searchsorted(classes, y_validation)])   # classes: sorted
         return type(self)._function(X_labeled, coded[codes], X_unlabeled, **params)
@@ -212,34 +285,49 @@ class _Manifold(SemiSupervisedClassifier):
 _MANIFOLD_PARAMS = """
     Parameters
     ----------
-    kernel, sigma, gamma_A, gamma_I, neighbors, degree, normalized, method, stop, validation, kernel_degree,
-    coef0, weight, graph_sigma, metric, tol, max_iter, callback, rng, dtype, blas_threads, neighbor_search{extra},
-    n_basis, basis, preconditioner, n_coarse, scheduler, intercept, one_vs_all
-        As in :func:`toolkit.{function}`, with its defaults (``sigma="scale"``: half the median distance
-        between rows; heat weights; ``gamma_A=1e-6``, ``gamma_I=0.1``, ``neighbors=10``, ``degree=2``:
-        the setting of smallest mean error over seven benchmark tasks, ``benchmarks/bench_defaults.py``;
-        :class:`{function_cv}` chooses them per data set), except that
-        ``validation = (X_validation, y_validation)`` holds
-        labels coded like ``y`` (coded for the function as the labelled rows are). ``one_vs_all`` applies
-        to more than two classes, all trained in one call of the function. ``dtype="float32"`` keeps
-        ``X`` and the decision values in float32; ``n_basis=r`` fits the low-rank model over ``r``
-        basis points (no n × n matrix; for large n), with ``scheduler="tcp://HOST:PORT"`` in row
-        blocks on a Dask cluster's workers.
+    kernel, sigma, kernel_degree, coef0
+        The kernel, as :class:`toolkit.specs.Kernel` (``sigma="scale"``: half the median distance
+        between rows).
+    gamma_A, gamma_I, intercept, one_vs_all
+        As in :func:`toolkit.{function}`.
+    n_neighbors, laplacian_power, normalized, weight, graph_sigma, metric
+        The graph, as :class:`toolkit.specs.Graph` (``n_neighbors``, ``power``, ``normalized``,
+        ``weight``, ``sigma``, ``metric``). The defaults (heat weights, ``gamma_A=1e-6``,
+        ``gamma_I=0.1``, ``n_neighbors=10``, ``laplacian_power=2``) are the setting of smallest mean
+        error over seven benchmark tasks (``benchmarks/bench_defaults.py``); :class:`{function_cv}`
+        chooses them per data set.
+    method, stop, tol, max_iter
+        The solver, as :class:`toolkit.specs.Solver`.
+    random_state : None, int or numpy Generator, default=None
+        The seed of the low-rank basis and the coarse space (``rng`` of :func:`toolkit.{function}`).
+    n_basis : int, default=None
+        The low-rank model over ``n_basis`` basis points (:class:`toolkit.specs.LowRank`; no n × n
+        matrix, for large n).
+    options : dict, default=None
+        The remaining solver options, keys among ``dtype`` (``"float32"`` also keeps ``X`` and the
+        decision values in float32), ``blas_threads``, ``neighbor_search``, {extra}``basis``,
+        ``preconditioner``, ``n_coarse`` (:class:`toolkit.specs.Solver`, :class:`toolkit.specs.Graph`,
+        :class:`toolkit.specs.LowRank`).
     unlabeled : int, str, float or None, default=None
         The marker of unlabelled rows in ``y``; None: missing labels (NaN or None), else -1
         (:func:`toolkit._validation.resolve_unlabeled`). At least one row must carry it (the
         method is semi-supervised; RLSC fits labelled rows alone).
+    neighbors, degree, rng, validation, callback, scheduler, dtype, blas_threads, neighbor_search, line_search,
+    basis, preconditioner, n_coarse
+        Deprecated: ``neighbors``, ``degree`` and ``rng`` are ``n_neighbors``, ``laplacian_power`` and
+        ``random_state``; the data of one fit are arguments of :meth:`fit`, the solver options keys
+        of ``options``. Set here they are translated with a ``FutureWarning`` for one release.
 """
 
 # one result for every class: the function trains the one-vs-all problems itself
 _FITTED_ONE_CALL = _FITTED.replace(
-    "    result_ : {result} or tuple of them\n        The function's result (one per class, one-vs-rest, for more than "
-    "two classes).\n",
-    "    result_ : {result}\n        The function's one result for every class (one-vs-all inside it for more than two "
-    "classes:\n        ``alpha`` of shape (n_samples, n_classes), ``classes`` 0 .. n_classes - 1 in the order of\n"
-    "        ``classes_``; -1 / +1 for two classes).\n").replace(
-    "        ``result_.n_iter`` (per class for more than two classes).\n",
-    "        ``result_.n_iter``; for more than two classes ``result_.n_iter_per_problem``, per class.\n")
+    "    result_ : {result} or tuple of them\\n        The function's result (one per class, one-vs-rest, for more than "
+    "two classes).\\n",
+    "    result_ : {result}\\n        The function's one result for every class (one-vs-all inside it for more than two "
+    "classes:\\n        ``alpha`` of shape (n_samples, n_classes), ``classes`` 0 .. n_classes - 1 in the order of\\n"
+    "        ``classes_``; -1 / +1 for two classes).\\n").replace(
+    "        ``result_.n_iter`` (per class for more than two classes).\\n",
+    "        ``result_.n_iter``; for more than two classes ``result_.n_iter_per_problem``, per class.\\n")
 
 
 class LapSVM(_Manifold):
@@ -248,27 +336,31 @@ class LapSVM(_Manifold):
     Minimises ``½ Σ_{i≤l} max(0, 1 − y_i f(x_i))² + γ_A αᵀKα + γ_I αᵀK L K α`` over the expansion
     ``f(x) = Σ_i α_i k(x_i, x) + b`` on every training row (eq. 7; :func:`toolkit.lapsvm`), ``L``
     the Laplacian of the rows' nearest-neighbour graph. More than two classes: one-vs-all, in one call.
-    """ + _CONVENTION + _MANIFOLD_PARAMS.format(extra=", line_search", function="lapsvm", function_cv="LapSVMCV") + _FITTED_ONE_CALL.format(
+    """ + _CONVENTION + _MANIFOLD_PARAMS.format(extra="``line_search``, ", function="lapsvm",
+                                                function_cv="LapSVMCV") + _FITTED_ONE_CALL.format(
         result=":class:`~toolkit.manifold.LapSVMResult`", found="``predict`` of the fit")
 
     _function = staticmethod(lapsvm)
+    _specs = {"kernel": None, "graph": Graph(), "solver": LAPSVM_SOLVER, "low_rank": None}
 
-    def __init__(self, *, kernel="rbf", sigma="scale", gamma_A=1e-6, gamma_I=0.1, neighbors=10, degree=2,
-                 normalized=True, method="pcg", stop="stability", validation=None, kernel_degree=2, coef0=1.0,
-                 weight="heat", graph_sigma=None, metric="euclidean", tol=1e-6, max_iter=None, callback=None,
-                 rng=None, dtype="float64", blas_threads=1, neighbor_search="auto", line_search=True, n_basis=None,
-                 basis="uniform", preconditioner="auto", n_coarse=None, scheduler=None, intercept=True,
-                 one_vs_all="joint", unlabeled=None):
+    def __init__(self, *, kernel="rbf", sigma="scale", gamma_A=1e-6, gamma_I=0.1, n_neighbors=10,
+                 laplacian_power=2,
+                 normalized=True, method="pcg", stop="stability", kernel_degree=2, coef0=1.0, weight="heat",
+                 graph_sigma=None, metric="euclidean", tol=1e-6, max_iter=None, random_state=None, n_basis=None,
+                 intercept=True, one_vs_all="joint", options=None, unlabeled=None, neighbors=DEPRECATED,
+                 degree=DEPRECATED, rng=DEPRECATED, validation=DEPRECATED,
+                 callback=DEPRECATED, scheduler=DEPRECATED, dtype=DEPRECATED, blas_threads=DEPRECATED,
+                 neighbor_search=DEPRECATED, line_search=DEPRECATED, basis=DEPRECATED,
+                 preconditioner=DEPRECATED, n_coarse=DEPRECATED):
         self.kernel = kernel
         self.sigma = sigma
         self.gamma_A = gamma_A
         self.gamma_I = gamma_I
-        self.neighbors = neighbors
-        self.degree = degree
+        self.n_neighbors = n_neighbors
+        self.laplacian_power = laplacian_power
         self.normalized = normalized
         self.method = method
         self.stop = stop
-        self.validation = validation
         self.kernel_degree = kernel_degree
         self.coef0 = coef0
         self.weight = weight
@@ -276,20 +368,25 @@ class LapSVM(_Manifold):
         self.metric = metric
         self.tol = tol
         self.max_iter = max_iter
-        self.callback = callback
+        self.random_state = random_state
+        self.n_basis = n_basis
+        self.intercept = intercept
+        self.one_vs_all = one_vs_all
+        self.options = options
+        self.unlabeled = unlabeled
+        self.neighbors = neighbors
+        self.degree = degree
         self.rng = rng
+        self.validation = validation
+        self.callback = callback
+        self.scheduler = scheduler
         self.dtype = dtype
         self.blas_threads = blas_threads
         self.neighbor_search = neighbor_search
-        self.n_basis = n_basis
+        self.line_search = line_search
         self.basis = basis
         self.preconditioner = preconditioner
         self.n_coarse = n_coarse
-        self.scheduler = scheduler
-        self.intercept = intercept
-        self.one_vs_all = one_vs_all
-        self.line_search = line_search
-        self.unlabeled = unlabeled
 
 
 class LapRLSC(_Manifold):
@@ -302,23 +399,25 @@ class LapRLSC(_Manifold):
         result=":class:`~toolkit.manifold.LapSVMResult`", found="``predict`` of the fit")
 
     _function = staticmethod(laprlsc)
+    _specs = {"kernel": None, "graph": Graph(), "solver": LAPRLSC_SOLVER, "low_rank": None}
 
-    def __init__(self, *, kernel="rbf", sigma="scale", gamma_A=1e-6, gamma_I=0.1, neighbors=10, degree=2,
-                 normalized=True, method="direct", stop=None, validation=None, kernel_degree=2, coef0=1.0,
-                 weight="heat", graph_sigma=None, metric="euclidean", tol=1e-6, max_iter=None, callback=None,
-                 rng=None, dtype="float64", blas_threads=1, neighbor_search="auto", n_basis=None, basis="uniform",
-                 preconditioner="auto", n_coarse=None, scheduler=None, intercept=True, one_vs_all="joint",
-                 unlabeled=None):
+    def __init__(self, *, kernel="rbf", sigma="scale", gamma_A=1e-6, gamma_I=0.1, n_neighbors=10,
+                 laplacian_power=2,
+                 normalized=True, method="direct", stop=None, kernel_degree=2, coef0=1.0, weight="heat",
+                 graph_sigma=None, metric="euclidean", tol=1e-6, max_iter=None, random_state=None, n_basis=None,
+                 intercept=True, one_vs_all="joint", options=None, unlabeled=None, neighbors=DEPRECATED,
+                 degree=DEPRECATED, rng=DEPRECATED, validation=DEPRECATED,
+                 callback=DEPRECATED, scheduler=DEPRECATED, dtype=DEPRECATED, blas_threads=DEPRECATED,
+                 neighbor_search=DEPRECATED, basis=DEPRECATED, preconditioner=DEPRECATED, n_coarse=DEPRECATED):
         self.kernel = kernel
         self.sigma = sigma
         self.gamma_A = gamma_A
         self.gamma_I = gamma_I
-        self.neighbors = neighbors
-        self.degree = degree
+        self.n_neighbors = n_neighbors
+        self.laplacian_power = laplacian_power
         self.normalized = normalized
         self.method = method
         self.stop = stop
-        self.validation = validation
         self.kernel_degree = kernel_degree
         self.coef0 = coef0
         self.weight = weight
@@ -326,19 +425,25 @@ class LapRLSC(_Manifold):
         self.metric = metric
         self.tol = tol
         self.max_iter = max_iter
-        self.callback = callback
+        self.random_state = random_state
+        self.n_basis = n_basis
+        self.intercept = intercept
+        self.one_vs_all = one_vs_all
+        self.options = options
+        self.unlabeled = unlabeled
+        self.neighbors = neighbors
+        self.degree = degree
         self.rng = rng
+        self.validation = validation
+        self.callback = callback
+        self.scheduler = scheduler
         self.dtype = dtype
         self.blas_threads = blas_threads
         self.neighbor_search = neighbor_search
-        self.n_basis = n_basis
         self.basis = basis
         self.preconditioner = preconditioner
         self.n_coarse = n_coarse
-        self.scheduler = scheduler
-        self.intercept = intercept
-        self.one_vs_all = one_vs_all
-        self.unlabeled = unlabeled
+
 
 
 class LapSVMPath(SemiSupervisedClassifier):
@@ -353,10 +458,13 @@ class LapSVMPath(SemiSupervisedClassifier):
     ----------
     lam : float, default=1.0
         The λ at which ``decision_function`` / ``predict`` evaluate the path (> 0).
-    kernel, sigma, kernel_degree, coef0, neighbors, weight, graph_sigma, normalized, degree, metric,
-    gamma_ratio, lambda_min, max_iter, ridge, callback
+    kernel, sigma, kernel_degree, coef0, gamma_ratio, lambda_min, max_iter, ridge, callback
         As in :func:`toolkit.laplacian_svm_path` (``sigma="scale"``: the width rule of
         :class:`LapSVM`, half the median distance between rows).
+    n_neighbors, weight, graph_sigma, normalized, laplacian_power, metric
+        The path's graph, as :class:`toolkit.specs.Graph` (6 neighbours, binary weights, ``L``).
+    neighbors, degree
+        Deprecated: ``n_neighbors`` and ``laplacian_power``.
     unlabeled : int, str, float or None, default=None
         The marker of unlabelled rows in ``y``; None: missing labels (NaN or None), else -1
         (:func:`toolkit._validation.resolve_unlabeled`). At least one row must carry it.
@@ -368,20 +476,22 @@ class LapSVMPath(SemiSupervisedClassifier):
 
     _function = staticmethod(laplacian_svm_path)
     _sparse = False
+    _specs = {"kernel": None, "graph": PATH_GRAPH}
 
-    def __init__(self, *, lam=1.0, kernel="rbf", sigma="scale", kernel_degree=2, coef0=1.0, neighbors=6,
-                 weight="binary", graph_sigma=None, normalized=True, degree=1, metric="euclidean", gamma_ratio=1.0,
-                 lambda_min=None, max_iter=None, ridge=0.0, callback=None, unlabeled=None):
+    def __init__(self, *, lam=1.0, kernel="rbf", sigma="scale", kernel_degree=2, coef0=1.0, n_neighbors=6,
+                 weight="binary", graph_sigma=None, normalized=True, laplacian_power=1, metric="euclidean",
+                 gamma_ratio=1.0, lambda_min=None, max_iter=None, ridge=0.0, callback=None, unlabeled=None,
+                 neighbors=DEPRECATED, degree=DEPRECATED):
         self.lam = lam
         self.kernel = kernel
         self.sigma = sigma
         self.kernel_degree = kernel_degree
         self.coef0 = coef0
-        self.neighbors = neighbors
+        self.n_neighbors = n_neighbors
         self.weight = weight
         self.graph_sigma = graph_sigma
         self.normalized = normalized
-        self.degree = degree
+        self.laplacian_power = laplacian_power
         self.metric = metric
         self.gamma_ratio = gamma_ratio
         self.lambda_min = lambda_min
@@ -389,6 +499,8 @@ class LapSVMPath(SemiSupervisedClassifier):
         self.ridge = ridge
         self.callback = callback
         self.unlabeled = unlabeled
+        self.neighbors = neighbors
+        self.degree = degree
 
     def _solver_params(self):
         params = super()._solver_params()

@@ -6,7 +6,9 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted
 
 from toolkit._compat import validate_data
+from toolkit.estimators._base import DEPRECATED, current_params, function_names, renamed_in_use, warn_deprecated
 from toolkit.rls import mmc
+from toolkit.specs import SEARCH_KEYWORDS, Kernel, LocalSearch, from_flat
 
 __all__ = ["MMC"]
 
@@ -22,8 +24,13 @@ class MMC(ClusterMixin, BaseEstimator):
     Parameters
     ----------
     kernel, sigma, kernel_degree, coef0, offset, lam, balance, eps, search, order, mu, nu, restarts, n_basis,
-    polish, tol, max_iter, patience, callback, rng, progress
-        As in :func:`toolkit.mmc`.
+    polish, tol, max_iter, patience, callback, progress
+        As in :func:`toolkit.mmc` (``kernel`` to ``coef0`` form its :class:`~toolkit.specs.Kernel`,
+        ``search`` to ``patience`` its :class:`~toolkit.specs.LocalSearch`).
+    random_state : None, int or numpy Generator, default=None
+        The seed of the search (``rng`` of :func:`toolkit.mmc`).
+    rng
+        Deprecated: ``random_state``.
 
     Attributes
     ----------
@@ -39,14 +46,15 @@ class MMC(ClusterMixin, BaseEstimator):
     >>> import numpy as np
     >>> from toolkit.estimators import MMC
     >>> X = np.r_[np.random.default_rng(0).normal(-3, 1, (20, 2)), np.random.default_rng(1).normal(3, 1, (20, 2))]
-    >>> labels = MMC(kernel="linear", rng=0).fit_predict(X)
+    >>> labels = MMC(kernel="linear", random_state=0).fit_predict(X)
     >>> bool(len(set(labels[:20])) == 1 and len(set(labels[20:])) == 1 and labels[0] != labels[-1])
     True
     """
 
     def __init__(self, *, kernel="linear", sigma=None, kernel_degree=2, coef0=1.0, offset=False, lam=1.0,
                  balance=0.5, eps=0.1, search="1+1", order="round-robin", mu=5, nu=25, restarts=10, n_basis=None,
-                 polish=True, tol=1e-12, max_iter=None, patience=None, callback=None, rng=None, progress=False):
+                 polish=True, tol=1e-12, max_iter=None, patience=None, callback=None, random_state=None, progress=False,
+                 rng=DEPRECATED):
         self.kernel = kernel
         self.sigma = sigma
         self.kernel_degree = kernel_degree
@@ -66,8 +74,9 @@ class MMC(ClusterMixin, BaseEstimator):
         self.max_iter = max_iter
         self.patience = patience
         self.callback = callback
-        self.rng = rng
+        self.random_state = random_state
         self.progress = progress
+        self.rng = rng
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -87,8 +96,12 @@ class MMC(ClusterMixin, BaseEstimator):
         -------
         self
         """
+        warn_deprecated(self, renamed_in_use(self))
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, ensure_min_samples=2)
-        self.result_ = mmc(X, **self.get_params(deep=False))
+        params = function_names(current_params(self))
+        kernel = Kernel.of(params.pop("kernel"), "MMC", sigma=params.get("sigma"))
+        specs, rest = from_flat(params, {"kernel": kernel, "search": LocalSearch()}, SEARCH_KEYWORDS)
+        self.result_ = mmc(X, **specs, **rest)
         self.labels_ = (np.asarray(self.result_.labels) > 0).astype(np.intp)
         self.n_iter_ = int(self.result_.n_iter)
         return self

@@ -24,7 +24,8 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, c
 
 from toolkit._compat import validate_data
 from toolkit._validation import check_labeled_classes, check_option, check_scalar, marker_mask, resolve_unlabeled
-from toolkit.estimators._base import SemiSupervisedClassifier, _marker_hint
+from toolkit.estimators._base import (DEPRECATED, FUNCTION_NAMES, SemiSupervisedClassifier, _marker_hint,
+                                     current_params, function_names, renamed_in_use, warn_deprecated)
 from toolkit.estimators._classifiers import S2RLSC, LapRLSC, LapSVM
 
 __all__ = ["LapSVMCV", "LapRLSCCV", "S2RLSCCV", "SIGMA_FACTORS"]
@@ -60,8 +61,8 @@ class _SelectionCV(SemiSupervisedClassifier):
     # ---- the search space ------------------------------------------------------------------------
     def _fixed(self) -> dict:
         """Parameters passed unchanged to every fit (everything but the candidates and the CV's own)."""
-        own = set(self._grid_names) | {"sigma", "n_folds", "refit", "n_jobs", "progress", "unlabeled", "rng"}
-        return {k: v for k, v in self.get_params(deep=False).items() if k not in own}
+        own = set(self._grid_names) | {"sigma", "n_folds", "refit", "n_jobs", "progress", "unlabeled", "random_state"}
+        return {k: v for k, v in current_params(self).items() if k not in own}
 
     def _widths(self, X, func):
         if self.kernel != "rbf":
@@ -79,8 +80,9 @@ class _SelectionCV(SemiSupervisedClassifier):
         widths = self._widths(X, func)
         if widths is not None:
             grid["sigma"] = widths
+        values = current_params(self)
         for name in self._grid_names:
-            grid[name] = _candidates(getattr(self, name), name, func, integral=(name in ("neighbors", "degree")))
+            grid[name] = _candidates(values[name], name, func, integral=(name in ("n_neighbors", "laplacian_power")))
         return grid, self._fixed()
 
     # ---- scikit-learn's interface ------------------------------------------------------------------
@@ -101,6 +103,7 @@ class _SelectionCV(SemiSupervisedClassifier):
         """
         from toolkit.selection import Indices, get_method, select
 
+        warn_deprecated(self, renamed_in_use(self))
         name = type(self).__name__
         func = f"{name}.fit"
         if y is None:
@@ -138,13 +141,14 @@ class _SelectionCV(SemiSupervisedClassifier):
         split = Indices(labeled, unlabeled, np.empty(0, dtype=np.int64))
         # the 1-SE rule's "simplest model": the largest candidate of the weight named here
         method = dataclasses.replace(get_method(self._method), regularization=(self._simplest, "larger"))
-        selection = select(method, X, target, split, grid=grid, fixed=fixed, scenario="labeled-cv",
-                           n_folds=n_folds, refit=False, n_jobs=self.n_jobs, rng=self.rng, progress=self.progress)
-        chosen = dict(selection.lambda_min if self.refit == "min" else selection.lambda_1se)
-        best = {name: chosen[name] for name in grid}
+        selection = select(method, X, target, split, grid=function_names(grid), fixed=function_names(fixed),
+                           scenario="labeled-cv", n_folds=n_folds, refit=False, n_jobs=self.n_jobs,
+                           rng=current_params(self)["random_state"], progress=self.progress)
+        chosen = function_names(selection.lambda_min if self.refit == "min" else selection.lambda_1se)
+        best = {name: chosen[FUNCTION_NAMES.get(name, name)] for name in grid}
         refit_params = {**fixed, **best, "unlabeled": self.unlabeled}
-        if "rng" in self._estimator().get_params():
-            refit_params["rng"] = selection.seed
+        if "random_state" in self._estimator().get_params():
+            refit_params["random_state"] = selection.seed
         self.best_estimator_ = self._estimator(**refit_params).fit(X, y)
         self.selection_ = selection
         self.best_params_ = best
@@ -165,7 +169,7 @@ class _SelectionCV(SemiSupervisedClassifier):
         """scikit-learn's ``cv_results_`` layout from the selection's summary: the errors in percent as
         the selection has them (``*_test_error``), the accuracies as fractions (``*_test_score``)."""
         table = selection.summary_table
-        params = [{name: p[name] for name in grid} for p in map(json.loads, table["params"])]
+        params = [{name: p[FUNCTION_NAMES.get(name, name)] for name in grid} for p in map(json.loads, table["params"])]
         mean_error = table["mean"].to_numpy(dtype=float)                    # percent
         std_error = table["sd"].fillna(0.0).to_numpy(dtype=float)
         se_error = table["se"].to_numpy(dtype=float)
@@ -208,7 +212,7 @@ class _SelectionCV(SemiSupervisedClassifier):
             varied = [name for name in self.best_params_ if len(set(self.cv_results_[f"param_{name}"])) > 1]
             preferred = [name for name in (*self._grid_names, "sigma") if name in varied]
             param = preferred[0] if preferred else next(iter(self.best_params_))
-        return self.selection_.plot(param=param, ax=ax)
+        return self.selection_.plot(param=FUNCTION_NAMES.get(param, param), ax=ax)
 
 
 _CV_PARAMS = """
@@ -223,7 +227,7 @@ _CV_PARAMS = """
         estimators, the largest λ for S²RLSC).
     n_jobs : int, default=None
         Local processes over the (width, fold) jobs (``None``: this process).
-    rng : None, int or numpy Generator, default=0
+    random_state : None, int or numpy Generator, default=0
         Seed of the folds (and of the refit's random draws); the same seed gives the same choice. The
         default is a fixed seed, so that a fit with no argument gives the same model every time (as
         scikit-learn's CV estimators, whose default folds are not shuffled); ``None`` draws fresh
@@ -232,6 +236,9 @@ _CV_PARAMS = """
         A tqdm progress bar over the jobs.
     unlabeled : default=None
         The marker of unlabelled rows in ``y`` (see :mod:`toolkit.estimators`).
+    rng, neighbors, degree
+        Deprecated: ``random_state``, ``n_neighbors`` and ``laplacian_power`` (the last two of the
+        Laplacian estimators).
 
     Attributes
     ----------
@@ -286,9 +293,9 @@ class LapSVMCV(_SelectionCV):
         Candidates of the ambient weight γ_A.
     gamma_I : float or sequence of float, default=(0.1, 1.0)
         Candidates of the intrinsic weight γ_I.
-    neighbors : int or sequence of int, default=(10, 6)
+    n_neighbors : int or sequence of int, default=(10, 6)
         Candidates of the graph's neighbours k.
-    degree : int or sequence of int, default=(2, 1)
+    laplacian_power : int or sequence of int, default=(2, 1)
         Candidates of the Laplacian power p of ``L^p``. The measured defaults of :class:`LapSVM`
         come first in each list: a tie in the CV error (common with few labels) goes to the first
         candidate in grid order, so to them (on ``load_digits`` with 5 labels per class: 4.7 %
@@ -299,20 +306,22 @@ class LapSVMCV(_SelectionCV):
 
     _method = "lapsvm"
     _estimator = LapSVM
-    _grid_names = ("gamma_A", "gamma_I", "neighbors", "degree")
+    _grid_names = ("gamma_A", "gamma_I", "n_neighbors", "laplacian_power")
     _simplest = "gamma_I"
     _multiclass = True
 
-    def __init__(self, *, sigma="scale", gamma_A=1e-6, gamma_I=(0.1, 1.0), neighbors=(10, 6), degree=(2, 1),
+    def __init__(self, *, sigma="scale", gamma_A=1e-6, gamma_I=(0.1, 1.0), n_neighbors=(10, 6),
+                 laplacian_power=(2, 1),
                  kernel="rbf", normalized=True, weight="heat", graph_sigma=None, metric="euclidean",
                  method="pcg", stop="stability", intercept=True, one_vs_all="joint", n_folds=None, refit="min",
-                 n_jobs=None, rng=0, progress=False, unlabeled=None):
+                 n_jobs=None, random_state=0, progress=False, unlabeled=None, neighbors=DEPRECATED,
+                 degree=DEPRECATED, rng=DEPRECATED):
         self.sigma = sigma
         self.gamma_A = gamma_A
         self.gamma_I = gamma_I
-        self.neighbors = neighbors
+        self.n_neighbors = n_neighbors
         self.kernel = kernel
-        self.degree = degree
+        self.laplacian_power = laplacian_power
         self.normalized = normalized
         self.weight = weight
         self.graph_sigma = graph_sigma
@@ -324,9 +333,12 @@ class LapSVMCV(_SelectionCV):
         self.n_folds = n_folds
         self.refit = refit
         self.n_jobs = n_jobs
-        self.rng = rng
+        self.random_state = random_state
         self.progress = progress
         self.unlabeled = unlabeled
+        self.neighbors = neighbors
+        self.degree = degree
+        self.rng = rng
 
 
 class LapRLSCCV(_SelectionCV):
@@ -341,8 +353,8 @@ class LapRLSCCV(_SelectionCV):
         RBF widths to try; ``"scale"``: :data:`SIGMA_FACTORS` × the width of ``sigma="scale"``.
     gamma_A : float or sequence of float, default=1e-6
     gamma_I : float or sequence of float, default=(0.1, 0.01, 1.0)
-    neighbors : int or sequence of int, default=(10, 6)
-    degree : int or sequence of int, default=(2, 1)
+    n_neighbors : int or sequence of int, default=(10, 6)
+    laplacian_power : int or sequence of int, default=(2, 1)
         Candidates, as in :class:`LapSVMCV`; γ_I = 0.01 as well, which costs a direct solve no more
         than another (24 candidates).
     kernel, normalized, weight, graph_sigma, metric, method, stop, intercept, one_vs_all
@@ -351,20 +363,22 @@ class LapRLSCCV(_SelectionCV):
 
     _method = "laprlsc"
     _estimator = LapRLSC
-    _grid_names = ("gamma_A", "gamma_I", "neighbors", "degree")
+    _grid_names = ("gamma_A", "gamma_I", "n_neighbors", "laplacian_power")
     _simplest = "gamma_I"
     _multiclass = True
 
-    def __init__(self, *, sigma="scale", gamma_A=1e-6, gamma_I=(0.1, 0.01, 1.0), neighbors=(10, 6), degree=(2, 1),
+    def __init__(self, *, sigma="scale", gamma_A=1e-6, gamma_I=(0.1, 0.01, 1.0), n_neighbors=(10, 6),
+                 laplacian_power=(2, 1),
                  kernel="rbf", normalized=True, weight="heat", graph_sigma=None, metric="euclidean",
                  method="direct", stop=None, intercept=True, one_vs_all="joint", n_folds=None, refit="min",
-                 n_jobs=None, rng=0, progress=False, unlabeled=None):
+                 n_jobs=None, random_state=0, progress=False, unlabeled=None, neighbors=DEPRECATED,
+                 degree=DEPRECATED, rng=DEPRECATED):
         self.sigma = sigma
         self.gamma_A = gamma_A
         self.gamma_I = gamma_I
-        self.neighbors = neighbors
+        self.n_neighbors = n_neighbors
         self.kernel = kernel
-        self.degree = degree
+        self.laplacian_power = laplacian_power
         self.normalized = normalized
         self.weight = weight
         self.graph_sigma = graph_sigma
@@ -376,9 +390,12 @@ class LapRLSCCV(_SelectionCV):
         self.n_folds = n_folds
         self.refit = refit
         self.n_jobs = n_jobs
-        self.rng = rng
+        self.random_state = random_state
         self.progress = progress
         self.unlabeled = unlabeled
+        self.neighbors = neighbors
+        self.degree = degree
+        self.rng = rng
 
 
 class S2RLSCCV(_SelectionCV):
@@ -409,7 +426,8 @@ class S2RLSCCV(_SelectionCV):
     _multiclass = False
 
     def __init__(self, *, sigma="scale", lam=(1e-3, 1e-1, 10.0), lam_u=(0.1, 1.0), kernel="rbf", eps=0.1,
-                 restarts=3, n_folds=None, refit="min", n_jobs=None, rng=0, progress=False, unlabeled=None):
+                 restarts=3, n_folds=None, refit="min", n_jobs=None, random_state=0, progress=False, unlabeled=None,
+                 rng=DEPRECATED):
         self.sigma = sigma
         self.lam = lam
         self.lam_u = lam_u
@@ -419,6 +437,7 @@ class S2RLSCCV(_SelectionCV):
         self.n_folds = n_folds
         self.refit = refit
         self.n_jobs = n_jobs
-        self.rng = rng
+        self.random_state = random_state
         self.progress = progress
         self.unlabeled = unlabeled
+        self.rng = rng

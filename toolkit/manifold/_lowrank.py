@@ -37,11 +37,11 @@ from toolkit._contract import (BREAKDOWN, CONVERGED, MAX_ITER, IntermediateResul
 from toolkit._numba_cache import njit
 from toolkit.early_stopping import Progress
 from toolkit.kernels import kernel_matrix
+from toolkit.specs import BASES
 from toolkit.manifold._core import _errors, decisions_of, exact_line_search, loss_terms, run_monitors
 
 __all__ = ["BASES", "choose_basis", "nystrom_map", "graph_gram", "reduced_system", "TwoLevel", "labeled_rows", "newton_reduced", "pcg_reduced"]
 
-BASES = ("uniform", "kmeans++")
 
 #: Rows of Φ per block when Φ = [1, K(X, Z) T] is formed (bounds the temporary kernel block).
 _BLOCK_ROWS = 16384

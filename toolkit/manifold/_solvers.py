@@ -39,13 +39,13 @@ from toolkit.early_stopping import StopEvent, make_rule, start_monitor, Validati
 from toolkit.graphs import (GRAPH_PARAMS, KNN_TREE_MAX_FEATURES, NEIGHBOR_SEARCHES, METRICS, POWER_MAX_DENSITY, WEIGHTS,
                             check_given_laplacian, choose_neighbor_search, graph_laplacian, iterated_laplacian,
                             knn_graph, knn_graph_from_kernel)
+from toolkit.specs import PRECONDITIONERS, SIGMA_RULES, Graph, Kernel, LowRank, Solver, translate
 from toolkit.kernels import (KERNELS, _blas_threads, check_dtype, cross_kernel, kernel_matrix, scale_width,
                              stacked_training_kernel, thread_pools)
 
 __all__ = ["lapsvm", "laprlsc", "lapsvm_dual", "LapSVMResult", "ConvergenceWarning"]
 
 
-PRECONDITIONERS = ("auto", "kernel", "two-level")
 #: ``preconditioner="auto"`` takes the two-level preconditioner from this many training points (or
 #: whenever ``n_coarse`` is given) and the paper's ``diag(1, K)`` below it. Measured (issue 27; two
 #: moons, l = 10, σ = 0.3, heat weights, γ_A = 1e-6, stability rule, one thread):
@@ -94,15 +94,6 @@ def default_coarse_size(n_samples):
     solution: 0.25 %), for the same time.
     """
     return int(min(500, max(100, round(4 * np.sqrt(n_samples)))))
-
-
-def _read_off_kernel(X):
-    """The ``neighbor_search="auto"`` rule when the n × n RBF kernel exists: read the graph off it for
-    sparse or high-dimensional points (:data:`toolkit.graphs.KNN_TREE_MAX_FEATURES`). Measured
-    (benchmarks/bench_neighbors.py, 2 cores, 20 neighbours): n = 8000, d = 2: trees 0.05 s against
-    0.70 s off the kernel; d = 256: 0.55 s against 0.40 s; n = 2000, d = 32-256: 0.24-0.36 s against
-    0.03-0.04 s."""
-    return sp.issparse(X) or X.shape[1] > KNN_TREE_MAX_FEATURES
 
 
 # ------------------------------------------------------------------------------ result
@@ -322,33 +313,16 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
     else:
         degree = GRAPH_DEFAULTS["degree"] if degree is None else degree
         neighbors = check_scalar(neighbors, "neighbors", func, kind=numbers.Integral, low=1, high=n - 1)
-        W = None
-        if precomputed:     # no points: the graph of the kernel's feature-space distances
-            if metric != "euclidean":
-                raise ValueError(f"{func}: with kernel='precomputed' the graph is built from the kernel's own "
-                                 f"distances sqrt(K_ii + K_jj - 2 K_ij), so 'metric' must be 'euclidean'. Got "
-                                 f"{metric!r} instead; pass laplacian_matrix for another graph.")
-            W = knn_graph_from_kernel(K_full, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma)
-            searched = "kernel"
-        elif K_full is not None and kernel == "rbf" and metric == "euclidean" and (
-                neighbor_search == "kernel" or (neighbor_search == "auto" and _read_off_kernel(X))):
-            try:
-                W = knn_graph_from_kernel(K_full, neighbors=neighbors, sigma=sigma, weight=weight,
-                                          graph_sigma=graph_sigma)
-                searched = "kernel"
-            except ValueError:
-                if neighbor_search == "kernel":
-                    raise
-        if W is None:
-            searched = (choose_neighbor_search(X, metric) if neighbor_search in ("auto", "kernel") else neighbor_search)
-            W = knn_graph(X, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma, metric=metric,
-                          neighbor_search=searched, rng=rng)
-        degrees = np.asarray(W.sum(axis=1), dtype=float).ravel()
-        t_laplacian = time.perf_counter()
-        L = iterated_laplacian(graph_laplacian(W, normalized=bool(normalized)), degree=degree,
-                            max_density=POWER_MAX_DENSITY)
-        t_graph_only = t_laplacian - t0
-        t_laplacian = time.perf_counter() - t_laplacian
+        if neighbor_search == "kernel" and (K_full is None or kernel != "rbf"):
+            raise ValueError(f"The 'neighbor_search' parameter of {func} is 'kernel', which reads the graph off the "
+                             "exact model's RBF kernel matrix. Got it with "
+                             f"{'the low-rank model' if K_full is None else f'kernel={kernel!r}'} instead; use 'auto'.")
+        built = Graph(n_neighbors=neighbors, weight=weight, sigma=graph_sigma, metric=metric, normalized=normalized,
+                      power=degree, neighbor_search=neighbor_search).build(
+            None if precomputed else X, max_density=POWER_MAX_DENSITY, rng=rng, kernel_matrix=K_full,
+            kernel_sigma=sigma if kernel == "rbf" else None)
+        L, degrees, searched = built.L, built.degrees, built.neighbor_search
+        t_graph_only, t_laplacian = built.seconds
     t_graph = time.perf_counter() - t0
 
     if len(classes) == 2:
@@ -373,8 +347,6 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
 #: :data:`toolkit.graphs.GRAPH_PARAMS`, plus the neighbour search.
 GRAPH_DEFAULTS = {**GRAPH_PARAMS, "neighbor_search": "auto"}
 
-#: ``sigma="scale"``: the RBF width read off the training rows by :func:`toolkit.kernels.scale_width`.
-SIGMA_RULES = ("scale",)
 #: The width check reads this many rows of K (evenly spaced): O(rows × n), a fraction of one PCG iteration.
 WIDTH_CHECK_ROWS = 200
 #: The width check warns when the typical nearest-neighbour kernel value is below this, ``exp(-2)``:
@@ -811,14 +783,131 @@ def _fit_reduced(func, hinge, X, L, degrees, Y, classes, params, timings, *, met
 
 
 # ------------------------------------------------------------------------------ public API
-def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma="scale", gamma_A=1e-6, gamma_I=0.1,
-           neighbors=10, degree=None, normalized=True, method="pcg", stop="stability", validation=None,
-           kernel_degree=2, coef0=1.0, weight="heat", graph_sigma=None, metric="euclidean", y_unlabeled=None,
-           tol=1e-6, max_iter=None, x0=None, callback=None, rng=None,
-           laplacian_matrix=None, dtype="float64", blas_threads=1, neighbor_search="auto", line_search=True,
-           n_basis=None, basis="uniform", preconditioner="auto", n_coarse=None, scheduler=None,
-           intercept=True, one_vs_all="joint"):
-    r"""Laplacian SVM with the squared hinge loss, trained in the primal.
+#: The solver of :func:`lapsvm` when ``solver=None``: PCG stopped by the stability check (Algorithm 2).
+LAPSVM_SOLVER = Solver()
+#: The solver of :func:`laprlsc` when ``solver=None``: the direct solve of eq. (14).
+LAPRLSC_SOLVER = Solver("direct", stop=None)
+#: The flat keywords that :class:`~toolkit.specs.Kernel`, :class:`~toolkit.specs.Graph`,
+#: :class:`~toolkit.specs.Solver` and :class:`~toolkit.specs.LowRank` replace, understood for one
+#: release (:func:`toolkit.specs.translate`).
+OLD_KEYWORDS = ("sigma", "kernel_degree", "coef0", "neighbors", "degree", "normalized", "weight", "graph_sigma",
+                "metric", "neighbor_search", "laplacian_matrix", "method", "stop", "tol", "max_iter", "dtype",
+                "blas_threads", "line_search", "n_basis", "basis", "preconditioner", "n_coarse")
+#: Those of :func:`lapsvm_dual`, which takes ``tol`` and ``max_iter`` itself and has no solver spec.
+OLD_DUAL_KEYWORDS = ("sigma", "kernel_degree", "coef0", "neighbors", "degree", "normalized", "weight", "graph_sigma",
+                     "metric", "neighbor_search", "laplacian_matrix")
+
+
+def _graph_arguments(graph, func):
+    """The body's graph keywords: the default graph, a :class:`~toolkit.specs.Graph`, or a given ``L``."""
+    if graph is None:
+        return {**GRAPH_DEFAULTS, "degree": None, "laplacian_matrix": None}
+    if isinstance(graph, Graph):
+        return {**graph.flat(), "laplacian_matrix": None}
+    if isinstance(graph, (str, bool, numbers.Number)):
+        raise TypeError(f"The 'graph' parameter of {func} must be a Graph, a precomputed Laplacian (sparse matrix, "
+                        f"ndarray or LinearOperator) or None. Got {graph!r} instead.")
+    return {**GRAPH_DEFAULTS, "degree": None, "laplacian_matrix": graph}
+
+
+def _arguments(func, old, accepted, *, kernel, graph, solver=None, low_rank=None, default_solver=None):
+    """The flat keywords of the body (:func:`_fit`) from the specs, and the old keywords translated."""
+    translate(func, old, accepted, {"kernel": kernel if isinstance(kernel, Kernel) else None, "kernel_name": kernel,
+                                    "graph": graph, "solver": solver, "low_rank": low_rank},
+              defaults={"solver": default_solver})
+    flat = {**Kernel.of(kernel, func).flat(), **_graph_arguments(graph, func)}
+    if default_solver is not None:
+        flat.update(Solver.of(solver, func, default=default_solver).flat())
+        flat.update(LowRank.flat_of(LowRank.of(low_rank, func)))
+    flat.update(old)
+    return flat
+
+
+_SHARED_PARAMETERS = r"""X_labeled : array-like or sparse matrix of shape (n_labeled, n_features)
+        Labelled points; with ``kernel="precomputed"`` their rows ``(n_labeled, n)`` of the training
+        kernel matrix (columns: the labelled points first, then the unlabelled ones).
+    y_labeled : array-like of shape (n_labeled,)
+        Labels, at least two classes (any sortable values). With two, ``classes[1]`` (the larger
+        label) is the positive class; with more, one-vs-all.
+    X_unlabeled : array-like or sparse matrix of shape (n_unlabeled, n_features)
+        Unlabelled points; with ``kernel="precomputed"`` their rows ``(n_unlabeled, n)``.
+    kernel : Kernel, str or callable, default="rbf"
+        A :class:`~toolkit.specs.Kernel`, or its name (``Kernel(name)``: the RBF width read off the
+        training rows, ``sigma="scale"``). With ``"precomputed"`` the graph is read off the kernel's
+        feature-space distances (:func:`toolkit.graphs.knn_graph_from_kernel`) and new points are
+        given by their kernel rows against the ``n`` training points.
+    graph : Graph, sparse matrix, ndarray or LinearOperator, default=None
+        A :class:`~toolkit.specs.Graph` built on ``[X_labeled; X_unlabeled]``, or a precomputed
+        ``L^p`` of shape ``(n, n)`` used as given (checked finite and symmetric with a non-negative
+        diagonal). ``None``: ``Graph()`` (10 neighbours, heat weights, normalised, ``p = 2``).
+    gamma_A : float, default=1e-6
+        Weight γ_A >= 0 of the ambient norm ``αᵀKα``.
+    gamma_I : float, default=0.1
+        Weight γ_I >= 0 of the intrinsic norm ``fᵀ L^p f``."""
+
+_FIT_PARAMETERS = r"""low_rank : LowRank or int, default=None
+        The reduced expansion ``f(x) = Σ_{j ≤ r} w_j k(x, z_j) + b`` over ``r`` training points
+        (every labelled point, then unlabelled ones; :class:`~toolkit.specs.LowRank`), with no
+        n × n matrix: O(n r + nnz(L)) memory, O(r² + l r) per iteration. ``alpha`` and ``X_train``
+        of the result are then over the basis points. ``None``: every training point.
+    validation : tuple (X_val, y_val), default=None
+        Labelled validation set of the validation and mixed checks (Algorithm 3); its error is
+        recorded at every check.
+    y_unlabeled : array-like of shape (n_unlabeled,), default=None
+        True labels of the unlabelled points, used only to record ``err(U)`` at each check in
+        ``history`` (the paper's Figures 5-7); never for training.
+    x0 : LapSVMResult or tuple (alpha, b), default=None
+        Warm start, e.g. the fit at neighbouring (γ_A, γ_I) (exact model only).
+    callback : callable, default=None
+        ``callback(intermediate_result)`` after every PCG iteration or Newton step
+        (:mod:`toolkit._contract`) with ``n_iter``, ``x`` (= ``alpha``), ``b``, ``objective`` and the
+        solver's quantities (PCG: ``grad_norm``, ``decisions``, ``validation_error``, ...).
+        Raising ``StopIteration`` stops with status 3; a rule of :mod:`toolkit.early_stopping`
+        wrapped in :class:`~toolkit.early_stopping.EarlyStopping` stops with status 1.
+    rng : None, int or Generator, default=None
+        Draws the low-rank basis and the two-level preconditioner's centres and seeds the
+        approximate neighbour search; ``None``: evenly spaced rows (seed 0), so the default fit is
+        deterministic. Nothing else is random.
+    scheduler : None, str or distributed.Client, default=None
+        With ``low_rank``: a Dask scheduler address or client whose workers hold the features
+        ``Φ = [1, K(X, Z) T]`` in row blocks (:mod:`toolkit.manifold._distributed`); the same
+        numbers as ``None`` up to the summation order of ``Φᵀ L Φ``.
+    intercept : bool, default=True
+        Fit the unregularised bias ``b``; ``False`` fixes ``b = 0`` (LapSVMp's ``UseBias = 0``,
+        the setting of Melacci & Belkin's experiments).
+    one_vs_all : {"joint", "separate"}, default="joint"
+        How PCG trains more than two classes: all one-vs-all problems in one iteration, the rule
+        reading the arg-max decisions, or each on its own with its own rule (as LapSVMp does).
+        Exact model only.
+    **deprecated
+        The flat keywords of the previous release (``sigma``, ``neighbors``, ``degree``, ``method``,
+        ``n_basis``, ...), translated with a ``FutureWarning`` (:func:`toolkit.specs.translate`).
+
+    Returns
+    -------
+    result : LapSVMResult
+        ``alpha``, ``b``, ``objective`` at the returned point, ``converged``, ``status`` and
+        ``message`` (:data:`toolkit.SOLVER_STATUS`: 0 optimal, 1 early-stopping rule, 2
+        ``max_iter``, 3 callback, 4 breakdown), ``n_iter``, ``stop``, ``history``, ``fallbacks``,
+        ``timings``, ``params``, ``predict``, ``decision_function``, ``summary()``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        An argument out of its range, naming it; a validation rule without ``validation``."""
+
+
+def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", graph=None, gamma_A=1e-6, gamma_I=0.1,
+           solver=None, low_rank=None, validation=None, y_unlabeled=None, x0=None, callback=None, rng=None,
+           scheduler=None, intercept=True, one_vs_all="joint", **deprecated):
+    return _fit("lapsvm", True, X_labeled, y_labeled, X_unlabeled, gamma_A=gamma_A, gamma_I=gamma_I,
+                validation=validation, y_unlabeled=y_unlabeled, x0=x0, callback=callback, rng=rng,
+                scheduler=scheduler, intercept=intercept, one_vs_all=one_vs_all,
+                **_arguments("lapsvm", deprecated, OLD_KEYWORDS, kernel=kernel, graph=graph, solver=solver,
+                             low_rank=low_rank, default_solver=LAPSVM_SOLVER))
+
+
+lapsvm.__doc__ = r"""Laplacian SVM with the squared hinge loss, trained in the primal.
 
     Minimises eq. (7) of Melacci & Belkin (2011) over ``α ∈ R^n`` and the unregularised bias ``b``:
 
@@ -832,212 +921,24 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma="scale", ga
 
     Parameters
     ----------
-    X_labeled : array-like or sparse matrix of shape (n_labeled, n_features)
-        Labelled points; with ``kernel="precomputed"`` their rows ``(n_labeled, n)`` of the training
-        kernel matrix (columns: the labelled points first, then the unlabelled ones).
-    y_labeled : array-like of shape (n_labeled,)
-        Labels, at least two classes (any hashable sortable values). With two classes,
-        ``classes[1]`` (the larger label, e.g. +1) is the positive class; with more, one-vs-all.
-    X_unlabeled : array-like or sparse matrix of shape (n_unlabeled, n_features)
-        Unlabelled points; with ``kernel="precomputed"`` their rows ``(n_unlabeled, n)``.
-    kernel : {"rbf", "linear", "polynomial", "precomputed"} or callable, default="rbf"
-        See :func:`toolkit.kernels.kernel_matrix`. With ``"precomputed"`` the kNN graph is read off
-        the kernel's feature-space distances (:func:`toolkit.graphs.knn_graph_from_kernel`) unless
-        ``laplacian_matrix`` is given, and new points (``predict``, ``validation``) are given by
-        their kernel rows against the ``n`` training points.
-    sigma : float or "scale", default="scale"
-        RBF width, ``k(x, z) = exp(-||x - z||² / (2 σ²))``. ``"scale"``: read off the training
-        rows, half the median distance between two of them (:func:`toolkit.kernels.scale_width`,
-        scikit-learn's ``gamma="scale"``); the value used is ``result.params["sigma"]`` and the rule
-        ``result.params["sigma_rule"]``.
-    gamma_A : float, default=1e-6
-        Weight γ_A >= 0 of the ambient norm ``αᵀKα``.
-    gamma_I : float, default=0.1
-        Weight γ_I >= 0 of the intrinsic norm ``fᵀ L^p f``.
-    neighbors : int, default=10
-        ``k`` of the symmetrised kNN graph (:func:`toolkit.graphs.knn_graph`), ``1 <= k < n``.
-    degree : int or None, default=None
-        The power ``p`` of the iterated graph Laplacian ``L^p`` (Melacci & Belkin's "degree" of the
-        Laplacian, Table 9; LapSVMp's ``LaplacianDegree``), as everywhere in the toolkit. **Not** the
-        polynomial kernel's degree, which is ``kernel_degree`` everywhere. ``None``: 2 for the graph
-        built here; with ``laplacian_matrix``, the given matrix as it is (an int raises it to ``p``).
-    normalized : bool, default=True
-        Normalised Laplacian ``I - D^{-1/2} W D^{-1/2}`` (the paper's choice) or ``D - W``.
-    method : {"pcg", "newton"}, default="pcg"
-        ``"pcg"``: Algorithm 1, preconditioner ``P = diag(1, K)`` applied implicitly, Polak-Ribière
-        update with automatic restart, exact piecewise line search (§3.2.1); one product with
-        ``K`` per iteration, O(n²). ``"newton"``: eq. (8)-(10), O(n³) per step, converged when the
-        error-vector set stops changing.
-    stop : str, rule object or None, default="stability"
-        Early-stopping rule of PCG (:mod:`toolkit.early_stopping`): ``"stability"`` (Algorithm 2),
-        ``"validation"`` (Algorithm 3, needs ``validation``), ``"mixed"``, or the classic
-        ``"gradient"``, ``"preconditioned_gradient"``, ``"mixed_product"``,
-        ``"relative_objective"`` (threshold ``tol``); ``None`` runs to optimality (``tol``).
-        Ignored by Newton's method, whose goal condition is the fixed error-vector set.
-    validation : tuple (X_val, y_val), default=None
-        Labelled validation set for the validation / mixed checks; its error is recorded at checks.
-    kernel_degree : int, default=2
-        Degree of the polynomial kernel (``kernel="polynomial"``).
-    coef0 : float, default=1.0
-        Constant of the polynomial kernel.
-    weight : {"heat", "binary", "distance"}, default="heat"
-        Graph edge weights (:func:`toolkit.graphs.knn_graph`): the heat weights
-        ``exp(-d² / (2 σ_G²))`` of Melacci & Belkin's experiments and LapSVMp, or 1 on every edge.
-    graph_sigma : float, default=None
-        Width σ_G of the heat weights; ``None``: the mean distance of the points' kNN lists before
-        symmetrisation (LapSVMp's default, see :func:`toolkit.graphs.knn_graph`).
-    metric : {"euclidean", "cosine", "manhattan", "sqeuclidean"}, default="euclidean"
-        Neighbour metric (``"cosine"`` for text).
-    y_unlabeled : array-like of shape (n_unlabeled,), default=None
-        True labels of the unlabelled points, used **only** to record ``err(U)`` at each check in
-        ``history`` (for plots like the paper's Figures 5-7); never used for training.
-    tol : float, default=1e-6
-        PCG optimality: stop when ``||∇|| <= tol ||∇(z=0)||`` (the gradient at α = 0, b = 0, so
-        the test means the same for warm starts); also the threshold of classic rules named by string.
-    max_iter : int, default=None
-        ``None``: ``10 n`` PCG iterations, 50 Newton steps. Reaching it gives status 2 and a
-        :class:`~toolkit.ConvergenceWarning` quoting the gradient norm reached.
-    x0 : LapSVMResult or tuple (alpha, b), default=None
-        Warm start, e.g. the solution for neighbouring (γ_A, γ_I) on a grid.
-    callback : callable, default=None
-        ``callback(intermediate_result)`` after every PCG iteration / Newton step (the toolkit's
-        one protocol, :mod:`toolkit._contract`), with an :class:`~toolkit.IntermediateResult`:
-        ``n_iter``, ``x`` (= ``alpha``), ``b``, ``objective``; PCG adds ``grad_norm``,
-        ``pgrad_norm``, ``mixed_product``, ``step``, ``decisions`` (unlabelled points),
-        ``validation_error`` (with ``validation``), ``n_samples``, ``n_validation``; Newton adds
-        ``column``, ``step``, ``n_error_vectors``. Raising ``StopIteration`` stops cleanly with
-        status 3; a rule of :mod:`toolkit.early_stopping` wrapped in
-        :class:`~toolkit.early_stopping.EarlyStopping` stops with status 1 and is recorded in
-        ``stop``.
-    rng : None, int or Generator, default=None
-        Draws the basis points of the low-rank expansion (``n_basis``) and the centres of the
-        two-level preconditioner, and seeds the approximate neighbour search
-        (``neighbor_search="pynndescent"``); ``None`` takes evenly spaced rows (k-means++ and
-        pynndescent: seed 0), so the default fit is deterministic. Nothing else is random (PCG and
-        Newton are deterministic).
-    laplacian_matrix : sparse matrix, ndarray or LinearOperator of shape (n, n), default=None
-        A precomputed graph Laplacian or its power (:func:`toolkit.graphs.laplacian`), skipping
-        graph construction; checked to be finite and symmetric with a non-negative diagonal (an
-        operator: its shape). It is used as given, or raised to ``degree`` when that is an int.
-        The arguments that build a graph (``neighbors``, ``normalized``, ``weight``,
-        ``graph_sigma``, ``metric``, ``neighbor_search``) then have nothing to act on: one set away
-        from its default is refused (ValueError naming it) instead of being ignored. The result
-        records ``params["laplacian_matrix"] = "given"`` and those arguments as None.
-    dtype : {"float64", "float32"}, default="float64"
-        Precision of ``K`` for PCG: float32 computes the kernel in float32 (single-precision BLAS,
-        :func:`toolkit.kernels.kernel_matrix`) and halves memory and the cost of the product by
-        ``K`` (the iterates stay float64). A graph read off the kernel (``neighbor_search``) is
-        then read off the float32 kernel. Newton always uses float64.
-    neighbor_search : {"auto", "kernel", "kdtree", "sklearn", "pynndescent"}, default="auto"
-        How the kNN graph is found: ``"kdtree"`` (exact, SciPy's k-d tree, dense points of few
-        features), ``"sklearn"`` (exact, scikit-learn; both :func:`toolkit.graphs.knn_graph`),
-        ``"pynndescent"`` (approximate NN-descent, for large sets of many features; seeded by
-        ``rng``), ``"kernel"`` (read off the RBF kernel matrix,
-        :func:`toolkit.graphs.knn_graph_from_kernel`: the same graph up to ties, O(n²) instead of
-        O(n² d)). ``"auto"``: the kernel for ``kernel="rbf"``, ``metric="euclidean"`` with sparse
-        points or more than 16 features (measured: ``toolkit.graphs.KNN_TREE_MAX_FEATURES``);
-        otherwise, and with ``n_basis`` (no n × n kernel), :func:`toolkit.graphs.choose_neighbor_search`
-        (the k-d tree for dense points of at most 16 features, 10 from 200 000 points; otherwise
-        pynndescent from 50 000 points, scikit-learn below). With
-        ``kernel="precomputed"`` the graph is always read off the kernel. The search taken is
-        recorded in ``params["neighbor_search"]``.
-    blas_threads : int or None, default=1
-        BLAS threads for PCG's products by ``K`` (via threadpoolctl); ``None`` takes the current
-        setting. The rest of an iteration (the coarse solve, small products) runs on one thread:
-        threaded small calls cost more than they save. The product by ``K`` is memory-bound: one
-        thread reaches most of the bandwidth, and on a shared machine OpenBLAS threads waiting for
-        busy cores made ``K @ v`` up to 10x slower in our benchmark. Newton's dense factorisation
-        always uses the default pool.
-    line_search : bool, default=True
-        Newton's method only: ``True`` takes the exact line-search step ``s`` along each Newton
-        direction (eq. 8; the objective never increases); ``False`` always takes the full step
-        ``s = 1``, as Melacci & Belkin's experiments did (§3.1: "setting s = 1 did not result in
-        any convergence problems"; their Table 5 counts those steps; LapSVMp's default
-        ``NewtonLineSearch = 0``). Both end at the same
-        optimum when they converge; the full step usually needs fewer steps (COIL20(B): 3.3
-        against 7.7 on average). A full-step run that cycles stops at ``max_iter`` with status 2.
-    n_basis : int or None, default=None
-        Low-rank model: the reduced expansion ``f(x) = Σ_{j ≤ r} w_j k(x, z_j) + b`` over
-        ``r = n_basis`` training points (every labelled point, then unlabelled ones drawn by
-        ``basis`` with ``rng``), and eq. (7) restricted to it (:mod:`toolkit.manifold._lowrank`).
-        No n × n matrix is formed: O(n r + nnz(L)) memory, ``G = γ_I Φᵀ L Φ + γ_A K_ZZ`` built once
-        in O(nnz(L) r + n r²), then O(r² + l r) per PCG iteration or Newton step. PCG is
-        preconditioned by the Cholesky factor of the Hessian at zero (FALKON's choice plus the
-        graph term), so its iteration count does not grow with n; the stopping rules check every
-        ``√(r+1) / 2`` iterations. ``alpha`` and ``X_train`` of the result are over the basis
-        points. ``None``: the exact expansion over all training points.
-    basis : {"uniform", "kmeans++"}, default="uniform"
-        How the unlabelled basis points are drawn: uniformly without replacement, or by k-means++
-        seeding (D² sampling, spread over the data; :func:`sklearn.cluster.kmeans_plusplus`).
-    preconditioner : {"auto", "two-level", "kernel"}, default="auto"
-        PCG only. ``"auto"``: ``"two-level"`` from :data:`TWO_LEVEL_MIN_SAMPLES` = 2500 training
-        points (or when ``n_coarse`` is given), ``"kernel"`` below, where the coarse set-up costs
-        more than it saves and the paper's early-stopped iterates err less; a run it has not
-        stopped after :data:`SWITCH_ITERATIONS` = 300 iterations gets the coarse correction from
-        then on, which bounds the iterations on hard settings (few neighbours, small γ_I: at most
-        318 instead of up to 1000 at n <= 2400). Recorded in ``params["preconditioner"]`` and
-        ``params["preconditioner_switch"]`` (the first iteration with the correction). ``"kernel"``:
-        the paper's ``P = diag(1, K)`` (Algorithm 1); its iteration count grows with n (label
-        information crosses the graph one neighbourhood per iteration) and the rules' check period is the paper's ``√n / 2``. ``"two-level"``: ``P⁻¹ = diag(1, K)⁻¹ +
-        Z_c H_c⁻¹ Z_cᵀ``, the paper's preconditioner plus an exact solve on a coarse space of
-        ``n_coarse`` Nyström directions (:class:`toolkit.manifold._lowrank.TwoLevel`), with the
-        rules checking every ``√(k+1) / 2`` iterations (k the coarse rank). Measured on two
-        moons (20 neighbours, heat weights, γ_A = 1e-6, γ_I = 1, stability rule): 12-16 iterations
-        at n = 4000 … 16 000 against 64 at 4000 and 90 at 8000 for ``"kernel"``, at equal or lower
-        test error. The minimiser of eq. (7) is the same; the early-stopped iterate differs.
-        ``melacci2011.toml`` declares ``"kernel"`` to reproduce the paper's iteration counts.
-    n_coarse : int or None, default=None
-        Centres of the two-level coarse space (every labelled point, then unlabelled ones chosen
-        as by ``basis`` and ``rng``); ``None``: ``4 √n`` between 100 and 500.
-    scheduler : None, str or distributed.Client, default=None
-        With ``n_basis``: a Dask scheduler address (``"tcp://HOST:PORT"``) or client. The features
-        ``Φ = [1, K(X, Z) T]`` are then computed and held by the workers in row blocks (a persisted
-        ``dask.array``), which also form their share of ``Φᵀ L Φ`` and of the decisions on U at
-        each rule check; only ``r × r`` matrices, the labelled rows and the decisions come back
-        (:mod:`toolkit.manifold._distributed`). The kNN graph is built here, on the client. The
-        same numbers as ``scheduler=None`` up to the summation order of ``Φᵀ L Φ``.
-    intercept : bool, default=True
-        Fit the unregularised bias ``b`` of eq. (7). ``False`` fixes ``b = 0`` (the expansion
-        alone): LapSVMp's default (``UseBias = 0``), and its only choice with the normalised
-        Laplacian ("The current implementation does not support a normalized Laplacian when the
-        UseBias options is turned on"), hence the setting of Melacci & Belkin's experiments.
-    one_vs_all : {"joint", "separate"}, default="joint"
-        How PCG trains more than two classes (the binary problems are the same either way):
-        ``"joint"`` runs all C one-vs-all problems in one iteration (one product ``K @ (n × C)``)
-        and the early-stopping rule reads the arg-max decisions; ``"separate"`` trains each
-        binary problem on its own, its rule reading that problem's sign decisions (its
-        validation targets: the class against the rest), as LapSVMp, a binary solver, trains a
-        multi-class task. ``n_iter`` is then the largest count and ``history["pcg_iterations"]``
-        holds each problem's; the callback sees every problem's iterations in turn (a stop it asks
-        for ends the problem it is reporting on). Exact model only.
-
-    Returns
-    -------
-    result : LapSVMResult
-        ``alpha``, ``b``, ``objective`` (eq. 7 at the returned ``α, b``), ``converged``,
-        ``status`` and ``message`` (the one status table, :data:`toolkit.SOLVER_STATUS`: 0 optimal,
-        1 early-stopping rule, 2 ``max_iter``, 3 callback, 4 breakdown), ``n_iter``, ``stop``,
-        ``stop_reason``, ``history``, ``fallbacks``, ``timings`` (validation / kernel / graph /
-        laplacian (L and its power L^p) / compile / solve, seconds),
-        ``predict``, ``decision_function``, ``summary()``.
+    """ + _SHARED_PARAMETERS + r"""
+    solver : Solver or str, default=None
+        A :class:`~toolkit.specs.Solver` or a method name: ``"pcg"`` (Algorithm 1, preconditioner
+        ``diag(1, K)``, exact piecewise line search of §3.2.1, O(n²) per iteration) or ``"newton"``
+        (eq. 8-10, O(n³) per step, converged when the error-vector set stops changing). ``None``:
+        ``Solver()``, PCG stopped by the stability check (Algorithm 2).
+    """ + _FIT_PARAMETERS + r"""
 
     Notes
     -----
-    Costs: kernel O(n² d), graph O(n² d) (brute force) or less, PCG O(n²) per iteration,
-    Newton O(n³) per step (plus the dense ``L K`` product). Newton's method assumes the system of
-    eq. (10) is non-singular (true for γ_A > 0); a singular one is solved by least squares and
-    listed in ``fallbacks`` (and ``history["lstsq"]``). Early-stopped PCG solutions are approximate by
-    design; the objective and the stopping rule that fired are in the result.
-
-    **The defaults** (``sigma="scale"``, heat weights, ``gamma_A=1e-6``, ``gamma_I=0.1``,
-    ``neighbors=10``, ``degree=2``) are a measurement, not the paper's per-data-set values: the
-    setting of smallest mean error over seven benchmark tasks (USPS(2,5) and G50C with 20 and 50
-    labels, SSL-book sets 2, 3, 6 and 7 with 100, ``load_digits`` with 5 per class) among 48,
-    ``benchmarks/bench_defaults.py --defaults --splits 2`` (11.3 %; laprlsc 10.8 % with them, 10.7 %
-    at its best, γ_I = 0.01). They are a starting point; the cross-validated
-    :class:`toolkit.estimators.LapSVMCV` chooses them per data set. A fit that cannot be right
-    (one class for every training row, or ``sigma`` below half the typical nearest-neighbour distance)
-    issues a :class:`toolkit.DegenerateFitWarning` quoting the numbers and a remedy.
+    Costs: kernel O(n² d), graph O(n² d) (brute force) or less, PCG O(n²) per iteration, Newton
+    O(n³) per step. Newton's system (eq. 10) is non-singular for γ_A > 0; a singular one is solved
+    by least squares and listed in ``fallbacks``. Early-stopped PCG solutions are approximate by
+    design; the objective and the rule that fired are in the result. The defaults are chosen on
+    the benchmark sets (``benchmarks/bench_defaults.py``, docs/benchmarks.md); the cross-validated
+    :class:`toolkit.estimators.LapSVMCV` chooses them per data set. A fit that cannot be right (one
+    class for every training row, or an RBF width below half the typical nearest-neighbour
+    distance) issues a :class:`toolkit.DegenerateFitWarning` with a remedy.
 
     References
     ----------
@@ -1049,84 +950,70 @@ def lapsvm(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma="scale", ga
     --------
     >>> import numpy as np
     >>> from toolkit import lapsvm
+    >>> from toolkit.specs import Kernel
     >>> rng = np.random.default_rng(0)
     >>> X = np.r_[rng.normal(-2, 1, (100, 2)), rng.normal(2, 1, (100, 2))]
     >>> y = np.r_[-np.ones(100), np.ones(100)]
     >>> idx = np.r_[0, 100]                                  # one labelled point per class
     >>> rest = np.setdiff1d(np.arange(200), idx)
-    >>> fit = lapsvm(X[idx], y[idx], X[rest], sigma=1.0, gamma_A=1e-2, gamma_I=1.0)
+    >>> fit = lapsvm(X[idx], y[idx], X[rest], kernel=Kernel("rbf", sigma=1.0), gamma_A=1e-2, gamma_I=1.0)
     >>> float(np.mean(fit.predict(X[rest]) == y[rest])) > 0.95
     True
     """
-    return _fit("lapsvm", True, X_labeled, y_labeled, X_unlabeled, kernel=kernel, sigma=sigma,
-                kernel_degree=kernel_degree, coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I,
-                neighbors=neighbors, degree=degree, normalized=normalized, weight=weight, graph_sigma=graph_sigma, metric=metric,
-                method=method, stop=stop, validation=validation, y_unlabeled=y_unlabeled, tol=tol,
-                max_iter=max_iter, x0=x0, callback=callback, rng=rng, laplacian_matrix=laplacian_matrix,
-                dtype=dtype, blas_threads=blas_threads, neighbor_search=neighbor_search, line_search=line_search,
-                n_basis=n_basis, basis=basis, preconditioner=preconditioner, n_coarse=n_coarse, scheduler=scheduler,
-                intercept=intercept, one_vs_all=one_vs_all)
 
 
-def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma="scale", gamma_A=1e-6, gamma_I=0.1,
-            neighbors=10, degree=None, normalized=True, method="direct", stop=None, validation=None,
-            kernel_degree=2, coef0=1.0, weight="heat", graph_sigma=None, metric="euclidean", y_unlabeled=None,
-            tol=1e-6, max_iter=None, x0=None, callback=None, rng=None,
-            laplacian_matrix=None, dtype="float64", blas_threads=1, neighbor_search="auto", n_basis=None,
-            basis="uniform", preconditioner="auto", n_coarse=None, scheduler=None, intercept=True,
-            one_vs_all="joint"):
-    r"""Laplacian Regularized Least Squares classifier (LapRLSC), Melacci & Belkin (2011) eq. (14).
+def laprlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", graph=None, gamma_A=1e-6, gamma_I=0.1,
+            solver=None, low_rank=None, validation=None, y_unlabeled=None, x0=None, callback=None, rng=None,
+            scheduler=None, intercept=True, one_vs_all="joint", **deprecated):
+    return _fit("laprlsc", False, X_labeled, y_labeled, X_unlabeled, gamma_A=gamma_A, gamma_I=gamma_I,
+                validation=validation, y_unlabeled=y_unlabeled, x0=x0, callback=callback, rng=rng,
+                scheduler=scheduler, intercept=intercept, one_vs_all=one_vs_all,
+                **_arguments("laprlsc", deprecated, OLD_KEYWORDS, kernel=kernel, graph=graph, solver=solver,
+                             low_rank=low_rank, default_solver=LAPRLSC_SOLVER))
 
-    Minimises, over ``α`` and the unregularised bias ``b``,
+
+laprlsc.__doc__ = r"""Laplacian Regularized Least Squares classifier (LapRLSC), Melacci & Belkin (2011) eq. (14).
+
+    Minimises eq. (7) with the squared loss in place of the squared hinge,
 
     .. math::
 
-        \tfrac12 \Big( \sum_{i=1}^{l} (y_i - k_i^T α - b)^2 + γ_A α^T K α
-        + γ_I (Kα + 1b)^T L^p (Kα + 1b) \Big),
+        \tfrac12 \Big( \sum_{i=1}^{l} (y_i - k_i^T α - b)^2
+        + γ_A α^T K α + γ_I (Kα + 1b)^T L^p (Kα + 1b) \Big),
 
-    i.e. eq. (7) with every labelled point an error vector. Parameters are those of :func:`lapsvm`
-    except:
+    whose minimiser solves one linear system (eq. 14): directly, O(n³), or by PCG with the early
+    stopping rules of §4.1.
 
     Parameters
     ----------
-    method : {"direct", "pcg"}, default="direct"
-        ``"direct"``: one dense LU solve of eq. (14) with ``P = diag(1, K)`` factored out, O(n³)
-        (least squares when the system is singular, listed in ``fallbacks``); the callback is
-        called once, after the solve (``n_iter = 1``). ``"pcg"``: Algorithm 1 with the
-        closed-form step ``s* = -∇ᵀd / dᵀHd`` (linear CG).
-    stop : str, rule object or None, default=None
-        Early-stopping rule for ``method="pcg"``; ``None`` runs to ``tol``.
+    """ + _SHARED_PARAMETERS + r"""
+    solver : Solver or str, default=None
+        A :class:`~toolkit.specs.Solver` or a method name: ``"direct"`` (one factorisation of the
+        system of eq. 14) or ``"pcg"`` (Algorithm 1 with the squared loss). ``None``:
+        ``Solver("direct", stop=None)``.
+    """ + _FIT_PARAMETERS + r"""
 
-    Returns
-    -------
-    result : LapSVMResult
-        ``objective`` is the squared-loss objective above.
+    References
+    ----------
+    S. Melacci and M. Belkin. Laplacian Support Vector Machines Trained in the Primal. JMLR 12,
+    2011 (eq. 14). M. Belkin, P. Niyogi, V. Sindhwani. Manifold Regularization. JMLR 7, 2006.
 
     Examples
     --------
     >>> import numpy as np
     >>> from toolkit import laprlsc
+    >>> from toolkit.specs import Kernel
     >>> rng = np.random.default_rng(0)
     >>> X = np.r_[rng.normal(-2, 1, (50, 2)), rng.normal(2, 1, (50, 2))]
     >>> y = np.r_[-np.ones(50), np.ones(50)]
-    >>> fit = laprlsc(X[[0, 50]], y[[0, 50]], X, sigma=1.0, gamma_A=1e-2, gamma_I=1.0)
+    >>> fit = laprlsc(X[[0, 50]], y[[0, 50]], X, kernel=Kernel("rbf", sigma=1.0), gamma_A=1e-2, gamma_I=1.0)
     >>> float(np.mean(fit.predict(X) == y)) > 0.9
     True
     """
-    return _fit("laprlsc", False, X_labeled, y_labeled, X_unlabeled, kernel=kernel, sigma=sigma,
-                kernel_degree=kernel_degree, coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I,
-                neighbors=neighbors, degree=degree, normalized=normalized, weight=weight, graph_sigma=graph_sigma, metric=metric,
-                method=method, stop=stop, validation=validation, y_unlabeled=y_unlabeled, tol=tol,
-                max_iter=max_iter, x0=x0, callback=callback, rng=rng, laplacian_matrix=laplacian_matrix,
-                dtype=dtype, blas_threads=blas_threads, neighbor_search=neighbor_search, n_basis=n_basis,
-                basis=basis, preconditioner=preconditioner, n_coarse=n_coarse, scheduler=scheduler,
-                intercept=intercept, one_vs_all=one_vs_all)
 
 
-def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma="scale", gamma_A=1e-6,
-                gamma_I=0.1, neighbors=10, degree=None, normalized=True, kernel_degree=2, coef0=1.0,
-                weight="heat", graph_sigma=None, metric="euclidean", tol=1e-3, max_iter=None, x0=None, callback=None,
-                rng=None, laplacian_matrix=None, neighbor_search="auto"):
+def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", graph=None, gamma_A=1e-6, gamma_I=0.1,
+                tol=1e-3, max_iter=None, x0=None, callback=None, rng=None, **deprecated):
     r"""The original hinge-loss Laplacian SVM, solved through its dual (Belkin et al. 2006).
 
     Primal (Melacci & Belkin 2011, eq. 4 with the constraints of §2.1):
@@ -1140,8 +1027,9 @@ def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma="scale
     scikit-learn's :class:`~sklearn.svm.SVC` on the precomputed ``G`` with ``C = 1``, and
     ``α = (2γ_A I + 2γ_I L^p K)⁻¹ J_Lᵀ Y β`` (eq. 5), ``b`` = the SVC intercept.
 
-    Parameters and their defaults are those of :func:`lapsvm` (``tol`` and ``max_iter`` are passed to SVC; ``x0``
-    and ``callback`` are not supported by SVC and must be None). Requires ``gamma_A > 0``.
+    Parameters and their defaults are those of :func:`lapsvm` (``kernel``, ``graph``, ``gamma_A``,
+    ``gamma_I``, ``rng``); ``tol`` and ``max_iter`` are passed to SVC; ``x0`` and ``callback`` are not
+    supported by SVC and must be None. Requires ``gamma_A > 0``.
     SVC's warnings reach the caller; when libsvm stops at ``max_iter`` the result has status 2
     and a :class:`~toolkit.ConvergenceWarning` says so (SVC's own ``ConvergenceWarning`` is
     folded into it).
@@ -1170,10 +1058,8 @@ def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma="scale
     tol = check_scalar(tol, "tol", func, low=0.0, low_closed=False)
     max_iter = check_scalar(max_iter, "max_iter", func, kind=numbers.Integral, low=1, allow_none=True)
     X, K, L, Y, classes, _, params, timings = _prepare(
-        func, X_labeled, y_labeled, X_unlabeled, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree,
-        coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, degree=degree,
-        normalized=normalized, weight=weight, graph_sigma=graph_sigma, metric=metric, laplacian_matrix=laplacian_matrix,
-        dtype="float64", neighbor_search=neighbor_search, rng=rng)
+        func, X_labeled, y_labeled, X_unlabeled, gamma_A=gamma_A, gamma_I=gamma_I, dtype="float64", rng=rng,
+        **_arguments(func, deprecated, OLD_DUAL_KEYWORDS, kernel=kernel, graph=graph))
     if params["gamma_A"] <= 0:
         raise ValueError(f"The 'gamma_A' parameter of {func} must be a float in (0, inf). Got 0.0 instead.")
     t0 = time.perf_counter()

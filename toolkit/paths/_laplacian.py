@@ -35,6 +35,7 @@ from toolkit.paths._svm import SvmPath, _labels_of, _svm_path
 from toolkit._validation import (check_features, check_kernel_matrix, check_matrix, check_option, check_scalar,
                                  encode_binary_labels)
 from toolkit.graphs import check_given_laplacian
+from toolkit.specs import Graph, Kernel, LowRank, translate
 
 __all__ = ["LaplacianSvmPath", "laplacian_svm_path", "effective_kernel", "low_rank_effective_kernel"]
 
@@ -265,11 +266,16 @@ def graph_arguments(**given):
     return {k: (v, defaults[k].default) for k, v in given.items()}
 
 
-def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma="scale", kernel_degree=2,
-                       coef0=1.0, neighbors=6, weight="binary", graph_sigma=None, normalized=True,
-                       degree=1, metric="euclidean", laplacian_matrix=None, gamma_ratio=1.0,
-                       lambda_min=None, max_iter=None, ridge=0.0, callback=None, n_basis=None, basis="uniform",
-                       rng=None, neighbor_search="auto"):
+#: The graph of :func:`laplacian_svm_path` when ``graph=None``: :func:`toolkit.graphs.laplacian`'s plain one.
+PATH_GRAPH = Graph(n_neighbors=6, weight="binary", power=1)
+#: The flat keywords that the specs replace, understood for one release (:func:`toolkit.specs.translate`).
+OLD_KEYWORDS = ("sigma", "kernel_degree", "coef0", "neighbors", "weight", "graph_sigma", "normalized", "degree", "metric",
+                "laplacian_matrix", "neighbor_search", "n_basis", "basis")
+
+
+def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", graph=None, gamma_ratio=1.0,
+                       lambda_min=None, max_iter=None, ridge=0.0, callback=None, low_rank=None, rng=None,
+                       **deprecated):
     r"""Entire λ-path of the semi-supervised hinge-loss model (Wang, Qin & Huang; LapSVM dual).
 
     .. math::
@@ -294,20 +300,13 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
     X_unlabeled : array-like of shape (n_unlabeled, n_features)
         May have zero rows (the supervised SVM path); kernel rows ``(n_unlabeled, n)`` with
         ``kernel="precomputed"``.
-    kernel : {"linear", "rbf", "polynomial", "precomputed"} or callable, default="rbf"
-    sigma : float or "scale", default="scale"
-        RBF width, ``exp(-‖x - z‖² / (2 σ²))``; ``"scale"``: the rule of :func:`toolkit.lapsvm`
-        (:func:`toolkit.kernels.scale_width` of all training points), recorded as ``path.sigma``.
-    kernel_degree, coef0 : int, float, default=2, 1.0
-        Polynomial kernel parameters.
-    neighbors, weight, graph_sigma, normalized, degree, metric :
-        The kNN graph and its Laplacian ``L^p``, as in :func:`toolkit.lapsvm` and
-        :func:`toolkit.graphs.laplacian` (heat weights of width ``graph_sigma``, default the mean
-        edge length). With ``kernel="precomputed"`` the graph is read off the kernel.
-    laplacian_matrix : sparse matrix or ndarray of shape (n_samples, n_samples), default=None
-        A precomputed graph Laplacian (or its power) of the stacked points (labelled first),
-        raised to ``degree`` (1: as given). The other graph arguments then have nothing to act
-        on: one set away from its default is refused, as in :func:`toolkit.lapsvm`.
+    kernel : Kernel, str or callable, default="rbf"
+        A :class:`~toolkit.specs.Kernel` or its name (the RBF width read off the training points,
+        ``sigma="scale"``, recorded as ``path.sigma``).
+    graph : Graph, sparse matrix or ndarray, default=None
+        A :class:`~toolkit.specs.Graph` built on the stacked points (with ``kernel="precomputed"``
+        read off the kernel), or a precomputed ``L^p`` of shape ``(n, n)`` (labelled first) used as
+        given. ``None``: :data:`PATH_GRAPH` (6 neighbours, binary weights, ``p = 1``).
     gamma_ratio : float, default=1.0
         ``r = γ_I / γ_A >= 0``, the weight of the intrinsic (graph) term relative to the ambient
         one, fixed along the path; 0 gives the supervised SVM path on the labelled points. The
@@ -322,21 +321,20 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
         ``beta`` / ``beta0`` give the expansion over all n training points at that λ.
         ``StopIteration`` ends the path (status 3); an
         :class:`~toolkit.early_stopping.EarlyStopping` rule ends it with status 1.
-    n_basis : int or None, default=None
-        The low-rank model: the expansion over ``n_basis`` basis points ``Z`` (every labelled point
-        first, then unlabelled ones as chosen by ``basis`` and ``rng``, as in :func:`toolkit.lapsvm`),
-        ``f(x) = φ(x)ᵀθ + β₀`` with the Nyström features ``φ(x) = Tᵀ k(Z, x)``
-        (``T = U Λ^{-1/2}`` of ``K_ZZ``; the ambient norm is ``‖θ‖²``). Its dual is the same
-        l-dimensional SVM on ``G = Φ_L (I + r Φᵀ L Φ)⁻¹ Φ_Lᵀ``: O(n r d + nnz(L) r + n r²) and no
-        n × n matrix, against O(n³) for the exact path. With every point a basis point it is the
-        exact path (the push-through identity ``K (I + r L K)⁻¹ = Φ (I + r Φᵀ L Φ)⁻¹ Φᵀ`` for
-        ``K = Φ Φᵀ``). Needs points (not ``kernel="precomputed"``).
-    basis : {"uniform", "kmeans++"}, default="uniform"
+    low_rank : LowRank or int, default=None
+        The low-rank model (:class:`~toolkit.specs.LowRank`): the expansion over ``n_basis`` basis
+        points ``Z`` (every labelled point first, then unlabelled ones), ``f(x) = φ(x)ᵀθ + β₀``
+        with the Nyström features ``φ(x) = Tᵀ k(Z, x)`` (``T = U Λ^{-1/2}`` of ``K_ZZ``; the
+        ambient norm is ``‖θ‖²``). Its dual is the same l-dimensional SVM on
+        ``G = Φ_L (I + r Φᵀ L Φ)⁻¹ Φ_Lᵀ``: O(n r d + nnz(L) r + n r²) and no n × n matrix. With
+        every point a basis point it is the exact path (``K (I + r L K)⁻¹ = Φ (I + r Φᵀ L Φ)⁻¹ Φᵀ``
+        for ``K = Φ Φᵀ``). Needs points (not ``kernel="precomputed"``).
     rng : None, int or Generator, default=None
         Draw the basis points (``None``: evenly spaced rows) and seed an approximate neighbour
         search.
-    neighbor_search : {"auto", "kdtree", "sklearn", "pynndescent"}, default="auto"
-        The kNN search (:func:`toolkit.graphs.knn_graph`).
+    **deprecated
+        The flat keywords of the previous release (``sigma``, ``neighbors``, ``degree``,
+        ``laplacian_matrix``, ``n_basis``, ...), translated with a ``FutureWarning``.
 
     Returns
     -------
@@ -357,9 +355,29 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
     >>> from toolkit import laplacian_svm_path
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(60, 2)); y = np.where(X[:, 0] > 0, 1.0, -1.0)
-    >>> path = laplacian_svm_path(X[:6], y[:6], X[6:], sigma=1.0, neighbors=5, gamma_ratio=1.0)
+    >>> from toolkit.specs import Graph, Kernel
+    >>> path = laplacian_svm_path(X[:6], y[:6], X[6:], kernel=Kernel("rbf", sigma=1.0),
+    ...                           graph=Graph(n_neighbors=5, weight="binary", power=1), gamma_ratio=1.0)
     >>> f = path.decision_function(X[:3], path.breakpoints[-1])
     """
+    func = "laplacian_svm_path"
+    translate(func, deprecated, OLD_KEYWORDS, {"kernel": kernel if isinstance(kernel, Kernel) else None,
+                                               "kernel_name": kernel, "graph": graph, "low_rank": low_rank},
+              defaults={"graph": PATH_GRAPH}, stacklevel=3)
+    if graph is None or isinstance(graph, Graph):
+        graph_flat = {**(PATH_GRAPH if graph is None else graph).flat(), "laplacian_matrix": None}
+    else:
+        graph_flat = {**PATH_GRAPH.flat(), "laplacian_matrix": graph}
+    return _path(X_labeled, y_labeled, X_unlabeled, gamma_ratio=gamma_ratio, lambda_min=lambda_min, max_iter=max_iter,
+                 ridge=ridge, callback=callback, rng=rng, **{**Kernel.of(kernel, func).flat(), **graph_flat,
+                                                              **LowRank.flat_of(LowRank.of(low_rank, func)),
+                                                              **deprecated})
+
+
+def _path(X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, coef0, neighbors, weight, graph_sigma,
+          normalized, degree, metric, laplacian_matrix, gamma_ratio, lambda_min, max_iter, ridge, callback, n_basis,
+          basis, rng, neighbor_search):
+    """Body of :func:`laplacian_svm_path` on the flat keywords."""
     from toolkit.kernels import KERNELS, kernel_matrix, stacked_training_kernel
     func = "laplacian_svm_path"
     if not callable(kernel):
@@ -408,16 +426,12 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", sigma
     elif gamma_ratio == 0.0:
         L, graph = None, {"laplacian_matrix": "unused (gamma_ratio=0)"}
     else:
-        from toolkit.graphs import graph_laplacian, iterated_laplacian, knn_graph, knn_graph_from_kernel
         graph = {"neighbors": neighbors, "weight": weight, "graph_sigma": graph_sigma, "normalized": normalized,
                  "degree": degree, "metric": metric}
         check_scalar(degree, "degree", func, kind=numbers.Integral, low=1)
-        if precomputed:
-            W = knn_graph_from_kernel(K, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma)
-        else:
-            W = knn_graph(X, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma, metric=metric,
-                          neighbor_search=neighbor_search, rng=rng)
-        L = iterated_laplacian(graph_laplacian(W, normalized=normalized), degree=degree)
+        L = Graph(n_neighbors=neighbors, weight=weight, sigma=graph_sigma, metric=metric, normalized=normalized,
+                  power=degree, neighbor_search=neighbor_search).build(
+            None if precomputed else X, rng=rng, kernel_matrix=K, kernel_sigma=sigma if kernel == "rbf" else None).L
     if callback is not None and not callable(callback):
         raise TypeError(f"The 'callback' parameter of {func} must be callable or None. Got {callback!r} instead.")
     if n_basis is None:

@@ -15,6 +15,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
 from toolkit._cv import one_standard_error, stratified_folds
+from toolkit.graphs import iterated_laplacian
 from toolkit._validation import check_matrix, check_rng, check_scalar, encode_binary_labels, encode_labels_as
 
 __all__ = ["PathSelection", "validation_curve", "cv_svm_path", "cv_laplacian_svm_path", "select_lambda"]
@@ -285,9 +286,7 @@ def _permuted(L, order):
 
 
 def cv_laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, n_folds=5, lambdas=None, n_lambdas=100, rng=None,
-                          kernel="rbf", sigma="scale", kernel_degree=2, coef0=1.0, neighbors=6, weight="binary",
-                          graph_sigma=None, normalized=True, degree=1, metric="euclidean",
-                          laplacian_matrix=None, gamma_ratio=1.0):
+                          kernel="rbf", graph=None, gamma_ratio=1.0, **deprecated):
     """k-fold cross-validation of :func:`laplacian_svm_path` over the labelled points.
 
     The held-out labelled points of a fold join the unlabelled ones (their labels hidden), so
@@ -299,44 +298,52 @@ def cv_laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, n_folds=5, lambd
         As in :func:`laplacian_svm_path` (points, or kernel rows with ``kernel="precomputed"``).
     n_folds, lambdas, n_lambdas, rng :
         As in :func:`cv_svm_path`.
-    kernel, sigma, kernel_degree, coef0, neighbors, weight, graph_sigma, normalized, degree, metric, \
-laplacian_matrix, gamma_ratio :
+    kernel, graph, gamma_ratio :
         As in :func:`laplacian_svm_path`.
+    **deprecated
+        The flat keywords of the previous release (``sigma``, ``neighbors``, ``degree``,
+        ``laplacian_matrix``, ...), translated with a ``FutureWarning`` (:func:`toolkit.specs.translate`).
 
     Returns
     -------
     PathSelection
         With ``path`` the :class:`LaplacianSvmPath` on all labelled points.
     """
-    from toolkit.paths._laplacian import laplacian_svm_path
+    from toolkit.paths._laplacian import OLD_KEYWORDS, PATH_GRAPH, laplacian_svm_path
+    from toolkit.specs import Kernel, translate
     func = "cv_laplacian_svm_path"
+    translate(func, deprecated, [k for k in OLD_KEYWORDS if k not in ("n_basis", "basis", "neighbor_search")],
+              {"kernel": kernel if isinstance(kernel, Kernel) else None, "kernel_name": kernel, "graph": graph},
+              defaults={"graph": PATH_GRAPH}, stacklevel=3)
     gen, seed = check_rng(rng)
     _, y = encode_binary_labels(y_labeled, "y_labeled", func)   # named here; the folds use the coding
-    common = dict(kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0, gamma_ratio=gamma_ratio)
-    if laplacian_matrix is not None:
-        from toolkit.graphs import check_graph_idle
-        from toolkit.paths._laplacian import graph_arguments
-
-        check_graph_idle(func, graph_arguments(neighbors=neighbors, weight=weight, graph_sigma=graph_sigma,
-                                               normalized=normalized, metric=metric))
-    full = laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, neighbors=neighbors, weight=weight,
-                              graph_sigma=graph_sigma, normalized=normalized, degree=degree,
-                              metric=metric, laplacian_matrix=laplacian_matrix, **common)
+    kernel = Kernel.of(kernel, func)
+    kernel = Kernel(kernel.name, **{"sigma": kernel.sigma, "degree": kernel.degree, "coef0": kernel.coef0,
+                                    **{field: deprecated.pop(name) for name, field in
+                                       (("sigma", "sigma"), ("kernel_degree", "degree"), ("coef0", "coef0"))
+                                       if name in deprecated}})
+    if "laplacian_matrix" in deprecated:             # a given L, as it is or raised to `degree`
+        given = deprecated.pop("laplacian_matrix")
+        graph = given if "degree" not in deprecated else iterated_laplacian(given, degree=deprecated.pop("degree"))
+    if deprecated:                                   # the other graph keywords, onto the path's default graph
+        from toolkit.specs import from_flat
+        graph = from_flat(deprecated, {"graph": PATH_GRAPH})[0]["graph"]
+    full = laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, kernel=kernel, graph=graph, gamma_ratio=gamma_ratio)
+    common = dict(gamma_ratio=gamma_ratio, kernel=Kernel(kernel.name, sigma=full.sigma if kernel.name == "rbf"
+                                                         else kernel.sigma, degree=kernel.degree, coef0=kernel.coef0))
     X_all = full.X_train            # validated points (or kernel rows), labelled first
     l = y.size
     n_folds = _check_cv(y, n_folds, func)
     n_lambdas = check_scalar(n_lambdas, "n_lambdas", func, kind=numbers.Integral, low=1)
     grid = _grid_from(full, lambdas, n_lambdas, func)
-    L = full.laplacian_matrix       # the graph is built once, on all n points
-    common["sigma"] = full.sigma    # and the width once ("scale": of all n points)
+    L = full.laplacian_matrix       # the graph is built once, on all n points (and the width: "scale" of all n)
     fold = stratified_folds(y, n_folds, gen)
     fold_err = np.empty((n_folds, grid.size))
     for k in range(n_folds):
         train, test = np.flatnonzero(fold != k), np.flatnonzero(fold == k)
         order = np.concatenate([train, test, np.arange(l, X_all.shape[0])])
-        rows = X_all[order][:, order] if kernel == "precomputed" else X_all[order]
-        p = laplacian_svm_path(rows[:train.size], y[train], rows[train.size:],
-                               laplacian_matrix=_permuted(L, order), **common)
+        rows = X_all[order][:, order] if kernel.name == "precomputed" else X_all[order]
+        p = laplacian_svm_path(rows[:train.size], y[train], rows[train.size:], graph=_permuted(L, order), **common)
         held_out = rows[train.size:train.size + test.size]
         fold_err[k] = _errors(p, held_out, y[test], _eval_lambdas(p, grid))
     return _cv_result(grid, fold_err, n_folds, seed, full)

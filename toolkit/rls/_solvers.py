@@ -32,6 +32,7 @@ from toolkit.rls._spectral import coefficients, weighted_eigh
 from toolkit._validation import (check_consistent_rows, check_features, check_kernel_matrix,
                                  check_matrix, check_option, check_rng, check_scalar, encode_binary_labels)
 from toolkit.kernels import KERNELS, kernel_matrix
+from toolkit.specs import SEARCH_KEYWORDS, Kernel, LocalSearch, translate
 
 __all__ = ["rlsc", "s2rlsc", "mmc", "RLSCResult", "S2RLSCResult", "MMCResult", "RestartRecord",
            "ConvergenceWarning"]
@@ -492,10 +493,21 @@ def rlsc(X_labeled, y_labeled, *, kernel="linear", sigma=None, kernel_degree=2, 
                       y_transformed=y, expansion=problem.expansion(c))
 
 
-def s2rlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, kernel_degree=2, coef0=1.0,
-           offset=False, lam=1.0, lam_u=1.0, balance=None, eps=0.1, search="1+1", order="round-robin",
-           mu=5, nu=25, init="rlsc", restarts=10, n_basis=None, operator=None, polish=True, tol=1e-12,
-           max_iter=None, patience=None, x0=None, callback=None, rng=None, progress=False):
+#: The old flat keywords of :func:`s2rlsc` and :func:`mmc`, understood for one release.
+OLD_KEYWORDS = {k: v for k, v in SEARCH_KEYWORDS.items() if k != "search"}
+
+
+def _search_arguments(func, kernel, search, old):
+    """The body's flat keywords of the kernel and the search, with the old keywords translated."""
+    translate(func, old, OLD_KEYWORDS, {"kernel": kernel if isinstance(kernel, Kernel) else None,
+                                        "kernel_name": kernel,
+                                        "search": search if isinstance(search, LocalSearch) else None})
+    return {**Kernel.of(kernel, func, sigma=None).flat(), **LocalSearch.of(search, func).flat(), **old}
+
+
+def s2rlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", offset=False, lam=1.0, lam_u=1.0, balance=None,
+           eps=0.1, search="1+1", init="rlsc", n_basis=None, operator=None, x0=None, callback=None, rng=None,
+           progress=False, **deprecated):
     r"""Semi-supervised regularised least-squares classification (S²RLSC) by local search.
 
     Solves eq. (7) of Gieseke et al. (2011) / eq. (10) of Gieseke et al. (2012),
@@ -519,13 +531,9 @@ def s2rlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, ke
         Labels of exactly two classes (any coding; the larger value is the positive class).
     X_unlabeled : array-like or sparse matrix of shape (n_unlabeled, n_features)
         Unlabelled inputs (at least one); with ``kernel="precomputed"`` the rows (n_unlabeled, n).
-    kernel : {"linear", "rbf", "polynomial", "precomputed"} or callable, default="linear"
-    sigma : float, default=None
-        RBF width σ of eq. (19), required for ``kernel="rbf"``.
-    kernel_degree : int, default=2
-        Polynomial degree.
-    coef0 : float, default=1.0
-        Polynomial constant.
+    kernel : Kernel, str or callable, default="linear"
+        A :class:`~toolkit.specs.Kernel` (for ``"rbf"`` give the width σ of eq. 19:
+        ``Kernel("rbf", sigma=...)``) or a kernel's name.
     offset : bool, default=False
         Regularised offset through a constant feature (``k + 1``), note 2 of the 2012 article.
     lam : float, default=1.0
@@ -537,18 +545,14 @@ def s2rlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, ke
         fraction of positive labelled points.
     eps : float, default=0.1
         ε in (0, 1] of the balance constraint.
-    search : {"1+1", "mu+nu"}, default="1+1"
-        Algorithm 1 (local search) or Algorithm 2 (the (μ+ν)-EA).
-    order : {"round-robin", "random"}, default="round-robin"
-        Coordinate order of the (1+1) search (a fresh random permutation per sweep for "random").
-    mu, nu : int, default=5, 25
-        Population and offspring sizes of the (μ+ν)-EA.
+    search : LocalSearch or {"1+1", "mu+nu"}, default="1+1"
+        Algorithm 1 (local search) or Algorithm 2 (the (μ+ν)-EA), with its options (order,
+        population sizes, restarts, tolerance, limits): a :class:`~toolkit.specs.LocalSearch`, or
+        its kind. The papers use 10 restarts while selecting, 50 for final models.
     init : {"rlsc", "random"}, default="rlsc"
         Start of the first restart: the supervised RLSC predictions (same λ) with the paper's balance
         repair, or random.  Every other restart (and every other EA individual) starts at random with
         ``P(y_i = +1) = b_c``, repaired to the nearest valid count.
-    restarts : int, default=10
-        Independent runs; the best F wins (the papers use 10 while selecting, 50 for final models).
     n_basis : int or array of int, default=None
         ``None``: exact (Theorem 1).  An int r: Nyström approximation with r basis points drawn at
         random from the training points; an array: those training indices (labelled first) (Theorem 2).
@@ -557,16 +561,6 @@ def s2rlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, ke
         per accepted flip, O(n²) memory), low rank ``M = diag(d²) − V Vᵀ`` for Nyström (O(r) for
         both, O(n r) memory).  "low-rank" is also exact for a dense linear kernel with d < n
         features (r = d), and usually faster when d is much smaller than n.
-    polish : bool, default=True
-        (μ+ν) only: finish the best individual of every restart with round-robin (1+1) sweeps, so the
-        result is a local optimum.
-    tol : float, default=1e-12
-        A flip is accepted when it lowers F by more than ``tol · (1 + λ')`` (F ≤ 1 + λ').
-    max_iter : int, default=None
-        Maximum sweeps (1+1; default 1000) or generations (μ+ν; default 100 u) per restart. A
-        restart that reaches it gives status 2 and a :class:`~toolkit.ConvergenceWarning`.
-    patience : int, default=None
-        (μ+ν): stop after this many generations without change (default u, the papers' "n").
     x0 : array-like of shape (n_unlabeled,), default=None
         Warm start for the first restart, coded like ``y_labeled``; must satisfy the balance constraint.
     callback : callable, default=None
@@ -585,6 +579,10 @@ def s2rlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, ke
         stored in the result.
     progress : bool, default=False
         Show a progress bar over the restarts (tqdm; works in JupyterLab and in a terminal).
+    **deprecated
+        The flat keywords of the previous release (``sigma``, ``kernel_degree``, ``coef0``, and the
+        search's ``order``, ``mu``, ``nu``, ``restarts``, ``polish``, ``tol``, ``max_iter``,
+        ``patience``), translated with a ``FutureWarning`` (:func:`toolkit.specs.translate`).
 
     Returns
     -------
@@ -622,11 +620,14 @@ def s2rlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, ke
     >>> y = np.r_[np.zeros(100, int), np.ones(100, int)]
     >>> lab = np.r_[0, 1, 100, 101]
     >>> unl = np.setdiff1d(np.arange(200), lab)
-    >>> fit = s2rlsc(X[lab], y[lab], X[unl], lam=1.0, lam_u=1.0, restarts=5, rng=0)
+    >>> from toolkit.specs import LocalSearch
+    >>> fit = s2rlsc(X[lab], y[lab], X[unl], lam=1.0, lam_u=1.0, search=LocalSearch(restarts=5), rng=0)
     >>> bool(np.mean(fit.labels_unlabeled == y[unl]) > 0.95)
     True
     """
-    return _s2rlsc(local_search, **locals())
+    return _s2rlsc(local_search, X_labeled, y_labeled, X_unlabeled, offset=offset, lam=lam, lam_u=lam_u,
+                   balance=balance, eps=eps, init=init, n_basis=n_basis, operator=operator, x0=x0, callback=callback,
+                   rng=rng, progress=progress, **_search_arguments("s2rlsc", kernel, search, deprecated))
 
 
 def _s2rlsc(engine, X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma=None, kernel_degree=2, coef0=1.0,
@@ -697,9 +698,8 @@ def _s2rlsc(engine, X_labeled, y_labeled, X_unlabeled, *, kernel="linear", sigma
                      stop, basis, T, Phi, t_start, t_pre, seed, params, classes)
 
 
-def mmc(X, *, kernel="linear", sigma=None, kernel_degree=2, coef0=1.0, offset=False, lam=1.0, balance=0.5, eps=0.1,
-        search="1+1", order="round-robin", mu=5, nu=25, restarts=10, n_basis=None, operator=None, polish=True,
-        tol=1e-12, max_iter=None, patience=None, x0=None, callback=None, rng=None, progress=False):
+def mmc(X, *, kernel="linear", offset=False, lam=1.0, balance=0.5, eps=0.1, search="1+1", n_basis=None, operator=None,
+        x0=None, callback=None, rng=None, progress=False, **deprecated):
     r"""Maximum margin clustering with the RLSC loss by local search (unsupervised S²RLSC).
 
     Solves eq. (16) of Gieseke et al. (2012) with the square loss,
@@ -717,9 +717,7 @@ def mmc(X, *, kernel="linear", sigma=None, kernel_degree=2, coef0=1.0, offset=Fa
     ----------
     X : array-like or sparse matrix of shape (n_samples, n_features)
         Points to cluster; with ``kernel="precomputed"`` the (n_samples, n_samples) kernel matrix.
-    kernel, sigma, kernel_degree, coef0, offset, lam, search, order, mu, nu, restarts, n_basis, operator
-        As in :func:`s2rlsc`.
-    polish, tol, max_iter, patience, callback, rng, progress
+    kernel, offset, lam, search, n_basis, operator, callback, rng, progress, **deprecated
         As in :func:`s2rlsc`.
     balance : float, default=0.5
         ``b_c`` in (0, 1).
@@ -739,12 +737,15 @@ def mmc(X, *, kernel="linear", sigma=None, kernel_degree=2, coef0=1.0, offset=Fa
     >>> from toolkit import mmc
     >>> rng = np.random.default_rng(1)
     >>> X = rng.normal(size=(100, 3)); X[:50, 0] -= 4; X[50:, 0] += 4
-    >>> fit = mmc(X, lam=0.1, restarts=5, rng=0)
+    >>> from toolkit.specs import LocalSearch
+    >>> fit = mmc(X, lam=0.1, search=LocalSearch(restarts=5), rng=0)
     >>> truth = np.r_[-np.ones(50), np.ones(50)]
     >>> bool(abs(np.mean(fit.labels == truth) - 0.5) > 0.45)
     True
     """
-    return _mmc(local_search, **locals())
+    return _mmc(local_search, X, offset=offset, lam=lam, balance=balance, eps=eps, n_basis=n_basis, operator=operator,
+                x0=x0, callback=callback, rng=rng, progress=progress,
+                **_search_arguments("mmc", kernel, search, deprecated))
 
 
 def _mmc(engine, X, *, kernel="linear", sigma=None, kernel_degree=2, coef0=1.0, offset=False, lam=1.0, balance=0.5, eps=0.1,

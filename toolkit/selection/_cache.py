@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import weakref
 from collections import OrderedDict
 from typing import Any, Mapping
@@ -134,9 +133,9 @@ class GraphCache:
     def __repr__(self):
         return f"GraphCache({len(self._cache)} of {self.maxsize} kept, hits={self.hits}, misses={self.misses})"
 
-    def get(self, X, params, build):
-        """The ``L^p`` of points ``X`` under graph ``params``: cached, or ``build()`` once."""
-        key = (_digest(X), json.dumps({k: params[k] for k in sorted(params)}, sort_keys=True, default=float))
+    def get(self, X, graph, build):
+        """The ``L^p`` of points ``X`` under the :class:`~toolkit.specs.Graph` ``graph``: cached, or ``build()`` once."""
+        key = (_digest(X), graph)
         return _lookup(self, key, build)
 
 

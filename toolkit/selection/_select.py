@@ -24,6 +24,7 @@ from toolkit._methods import KERNEL_PARAMS, METHODS, Method, _pos_neg, get_metho
 from toolkit._validation import (check_consistent_rows, check_disjoint, check_indices, check_matrix, check_option,
                                  check_rng, check_scalar)
 from toolkit.kernels import KERNELS
+from toolkit.specs import flat_name
 from toolkit.selection._cache import GraphCache, kernel_for
 from toolkit._dask import check_scheduler
 from toolkit.selection._splitter import SCENARIOS, scenario_label
@@ -628,6 +629,7 @@ def _in_callers_terms(m, grid, fixed):
     except (ValueError, TypeError) as exc:
         found = _NAMED_PARAMETER.search(str(exc))
         name, inner = found.groups() if found else (None, None)
+        name = flat_name(inner, name) or name          # a spec's field under the caller's flat name
         for part, table in (("fixed", fixed), ("grid", grid)):
             if name in table:
                 raise type(exc)(f"select('{m.name}'): {part}['{name}'] = {table[name]!r} is refused by {inner}: "

@@ -1,0 +1,193 @@
+"""The specs (toolkit.specs) and the one release of the old flat keywords.
+
+Each spec checks its fields and names the one it refuses; the solvers give the same numbers through
+a spec and through the flat keywords it replaces (which warn with the new spelling); an old keyword
+beside its spec is refused; the estimators' options and fit arguments reach the function.
+"""
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+
+import toolkit
+from toolkit.estimators import LapRLSC, LapSVM
+from toolkit.graphs import laplacian
+from toolkit.specs import FLAT_KEYWORDS, Graph, Kernel, LocalSearch, LowRank, Solver, from_flat, translate
+
+
+@pytest.fixture(scope="module")
+def moons():
+    rng = np.random.default_rng(0)
+    t = rng.uniform(0, np.pi, 80)
+    X = np.r_[np.c_[np.cos(t[:40]), np.sin(t[:40])], np.c_[1 - np.cos(t[40:]), 0.5 - np.sin(t[40:])]]
+    X += 0.05 * rng.normal(size=X.shape)
+    y = np.r_[-np.ones(40), np.ones(40)]
+    lab = np.r_[0, 1, 40, 41]
+    unl = np.setdiff1d(np.arange(80), lab)
+    return X, y, lab, unl
+
+
+# ---- the specs ---------------------------------------------------------------------------------
+def test_specs_are_frozen_hashable_and_equal_by_value():
+    for spec in (Kernel("rbf", sigma=0.5), Graph(n_neighbors=6), Solver("newton"), LowRank(20), LocalSearch("mu+nu")):
+        assert hash(spec) == hash(dataclasses.replace(spec)) and spec == dataclasses.replace(spec)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            spec.__setattr__(dataclasses.fields(spec)[0].name, None)
+    assert Graph(n_neighbors=6) != Graph(n_neighbors=7)
+    assert len({Graph(), Graph(), Graph(power=1)}) == 2
+
+
+@pytest.mark.parametrize("make, name", [
+    (lambda: Kernel("sigmoid"), "'name'"), (lambda: Kernel(sigma=-1.0), "'sigma'"), (lambda: Kernel(sigma="median"), "'sigma'"),
+    (lambda: Kernel(degree=0), "'degree'"), (lambda: Graph(n_neighbors=0), "'n_neighbors'"),
+    (lambda: Graph(weight="gauss"), "'weight'"), (lambda: Graph(power=0), "'power'"), (lambda: Graph(normalized=1), "'normalized'"),
+    (lambda: Graph(metric="jaccard"), "'metric'"), (lambda: Solver("lbfgs"), "'method'"), (lambda: Solver(tol=-1.0), "'tol'"),
+    (lambda: Solver(dtype="float16"), "'dtype'"), (lambda: Solver(stop=["stability"]), "'stop'"),
+    (lambda: LowRank(0), "'n_basis'"), (lambda: LowRank(10, basis="random"), "'basis'"),
+    (lambda: LocalSearch("ga"), "'kind'"), (lambda: LocalSearch(restarts=0), "'restarts'"),
+])
+def test_a_spec_names_the_field_it_refuses(make, name):
+    with pytest.raises((TypeError, ValueError), match=name):
+        make()
+
+
+def test_graph_laplacian_is_the_building_block():
+    X = np.random.default_rng(1).normal(size=(40, 3))
+    spec = Graph(n_neighbors=5, weight="binary", normalized=False, power=2)
+    expected = laplacian(X, neighbors=5, weight="binary", normalized=False, degree=2)
+    assert (spec.laplacian(X) != expected).nnz == 0
+
+
+def test_from_flat_gathers_the_flat_keywords_of_each_spec():
+    specs, rest = from_flat({"neighbors": 6, "degree": 1, "method": "newton", "gamma_I": 0.1, "n_basis": None},
+                            {"graph": Graph(), "solver": Solver(), "low_rank": None})
+    assert specs == {"graph": Graph(n_neighbors=6, power=1), "solver": Solver("newton"), "low_rank": None}
+    assert rest == {"gamma_I": 0.1}
+
+
+def test_translate_refuses_a_keyword_the_function_never_took():
+    with pytest.raises(TypeError, match="unexpected keyword argument 'neighbours'"):
+        translate("lapsvm", {"neighbours": 3}, FLAT_KEYWORDS, {})
+
+
+# ---- the functions: one model through the spec and through the old keywords ------------------------
+CASES = [
+    ("lapsvm", dict(kernel=Kernel("rbf", sigma=0.4), graph=Graph(n_neighbors=6, power=1), solver="newton", gamma_A=1e-2),
+     dict(sigma=0.4, neighbors=6, degree=1, method="newton", gamma_A=1e-2),
+     "kernel=Kernel('rbf', sigma=0.4); graph=Graph(n_neighbors=6, power=1); solver=Solver(method='newton')"),
+    ("laprlsc", dict(kernel=Kernel("rbf", sigma=0.4), solver="pcg", low_rank=LowRank(20), rng=0),
+     dict(sigma=0.4, method="pcg", n_basis=20, rng=0),
+     "solver=Solver(stop=None)"),                      # laprlsc's own default solver: no early stopping
+    ("lapsvm_dual", dict(kernel=Kernel("rbf", sigma=0.4), graph=Graph(weight="binary"), gamma_A=1e-2),
+     dict(sigma=0.4, weight="binary", gamma_A=1e-2), "graph=Graph(weight='binary')"),
+    ("laplacian_svm_path", dict(kernel=Kernel("rbf", sigma=0.4), graph=Graph(n_neighbors=5, weight="binary", power=1)),
+     dict(sigma=0.4, neighbors=5), "graph=Graph(n_neighbors=5, weight='binary', power=1)"),   # the path's own graph
+    ("s2rlsc", dict(kernel=Kernel("rbf", sigma=0.4), search=LocalSearch(restarts=2), rng=0),
+     dict(kernel="rbf", sigma=0.4, restarts=2, rng=0), "search=LocalSearch(restarts=2)"),
+]
+
+
+def _numbers(result):
+    for name in ("alpha", "coefficients", "breakpoints"):
+        if hasattr(result, name):
+            return np.asarray(getattr(result, name))
+    return np.asarray(result.svm.breakpoints)
+
+
+@pytest.mark.parametrize("name, new, old, spelling", CASES, ids=[c[0] for c in CASES])
+def test_the_old_keywords_give_the_same_model_with_a_future_warning(moons, name, new, old, spelling):
+    X, y, lab, unl = moons
+    function = getattr(toolkit, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        a = function(X[lab], y[lab], X[unl], **new)
+    with pytest.warns(FutureWarning, match="deprecated") as caught:
+        b = function(X[lab], y[lab], X[unl], **old)
+    assert spelling in str(caught[0].message)
+    assert caught[0].filename == __file__                # the warning points at the caller's line
+    np.testing.assert_array_equal(_numbers(a), _numbers(b))
+
+
+def test_an_old_keyword_beside_its_spec_is_refused(moons):
+    X, y, lab, unl = moons
+    with pytest.raises(ValueError, match="neighbors=3 and graph= both set the graph"):
+        toolkit.lapsvm(X[lab], y[lab], X[unl], graph=Graph(), neighbors=3)
+    with pytest.raises(ValueError, match="restarts=3 and search= both set the search"):
+        toolkit.s2rlsc(X[lab], y[lab], X[unl], search=LocalSearch(), restarts=3)
+
+
+def test_a_given_laplacian_is_the_graph_argument(moons):
+    X, y, lab, unl = moons
+    L = laplacian(np.r_[X[lab], X[unl]], neighbors=6, weight="heat", degree=2)
+    a = toolkit.lapsvm(X[lab], y[lab], X[unl], kernel=Kernel("rbf", sigma=0.4), graph=L, solver="newton")
+    with pytest.warns(FutureWarning, match=r"graph=L \(L: the laplacian_matrix\)"):
+        b = toolkit.lapsvm(X[lab], y[lab], X[unl], kernel=Kernel("rbf", sigma=0.4), laplacian_matrix=L, method="newton")
+    np.testing.assert_array_equal(a.alpha, b.alpha)
+    with pytest.raises(TypeError, match="'graph' parameter of lapsvm must be a Graph"):
+        toolkit.lapsvm(X[lab], y[lab], X[unl], graph="knn")
+
+
+@pytest.mark.parametrize("name", ["lapsvm", "laprlsc", "lapsvm_dual", "laplacian_svm_path", "cv_laplacian_svm_path",
+                                  "s2rlsc", "mmc"])
+def test_the_functions_take_at_most_twenty_parameters(name):
+    parameters = inspect.signature(getattr(toolkit, name)).parameters.values()
+    assert sum(p.kind is not p.VAR_KEYWORD for p in parameters) <= 20
+
+
+# ---- the estimators: flat hyper-parameters, options, fit arguments ---------------------------------
+def test_estimator_options_and_fit_arguments_reach_the_function(moons):
+    X, y, lab, unl = moons
+    target = np.full(len(y), np.nan)
+    target[lab] = y[lab]
+    validation = (X[unl[:10]], y[unl[:10]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        est = LapSVM(sigma=0.4, stop="validation", options={"preconditioner": "kernel"}).fit(
+            X, target, validation=validation)
+    direct = toolkit.lapsvm(X[lab], y[lab], X[unl], kernel=Kernel("rbf", sigma=0.4),
+                            solver=Solver(stop="validation", preconditioner="kernel"), validation=validation)
+    np.testing.assert_array_equal(est.result_.alpha, direct.alpha)
+    with pytest.warns(FutureWarning, match=r"options=\{'preconditioner': 'kernel'\}; fit\(X, y, validation=\.\.\.\)"):
+        old = LapSVM(sigma=0.4, stop="validation", validation=validation, preconditioner="kernel").fit(X, target)
+    np.testing.assert_array_equal(old.result_.alpha, direct.alpha)
+    with pytest.raises(ValueError, match="'options' parameter of LapRLSC must be a dict with keys among"):
+        LapRLSC(options={"max_iterations": 3}).fit(X, target)
+
+
+def test_estimators_take_at_most_twenty_four_live_parameters():
+    for cls in (LapSVM, LapRLSC):
+        live = [p for p in inspect.signature(cls).parameters.values() if p.default != "deprecated"]
+        assert len(live) <= 24, cls.__name__
+
+
+# ---- one graph builder --------------------------------------------------------------------------------
+def test_the_solver_the_path_and_the_selection_build_the_same_graph_ties_included():
+    """lapsvm (which once read the graph off its RBF kernel for many features), the path and the registry
+    behind select build L^p by the one construction: the same matrix bit for bit, on points with ties."""
+    from toolkit._methods import _laplacian_of
+    from toolkit.graphs import POWER_MAX_DENSITY
+
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 3, size=(60, 20)).astype(float)         # 20 features: many equal distances
+    y = np.where(X[:, 0] + X[:, 1] > 2, 1.0, -1.0)
+    lab = np.r_[np.flatnonzero(y > 0)[:3], np.flatnonzero(y < 0)[:3]]
+    unl = np.setdiff1d(np.arange(60), lab)
+    graph = Graph(n_neighbors=5, power=2)
+    L = graph.laplacian(np.r_[X[lab], X[unl]], max_density=POWER_MAX_DENSITY)
+    np.testing.assert_array_equal(_dense(_laplacian_of(X[lab], X[unl], graph, None)), _dense(L))
+    kernel = Kernel("rbf", sigma=2.0)
+    built = toolkit.lapsvm(X[lab], y[lab], X[unl], kernel=kernel, graph=graph, solver="newton")
+    given = toolkit.lapsvm(X[lab], y[lab], X[unl], kernel=kernel, graph=L, solver="newton")
+    assert built.params["neighbor_search"] != "kernel"
+    np.testing.assert_array_equal(built.alpha, given.alpha)
+    path_graph = Graph(n_neighbors=5, weight="binary", power=1)
+    path = toolkit.laplacian_svm_path(X[lab], y[lab], X[unl], kernel=kernel, graph=path_graph)
+    np.testing.assert_array_equal(_dense(path.laplacian_matrix), _dense(path_graph.laplacian(np.r_[X[lab], X[unl]])))
+
+
+def _dense(L):
+    return L.toarray() if hasattr(L, "toarray") else np.asarray(L @ np.eye(L.shape[0]))
