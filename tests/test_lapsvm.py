@@ -52,8 +52,8 @@ def test_newton_pcg_and_lbfgs_agree_on_eq7(case):
     K = rbf(X, X, sigma)
     L = knn_laplacian(X, k, normalized, degree)
     f_ref = lbfgs_reference(K, L, y[:l], gA, gI)
-    kw = dict(sigma=sigma, gamma_A=gA, gamma_I=gI, neighbors=k, normalized=normalized, degree=degree,
-              weight="binary")                                    # the reference graph is binary
+    kw = dict(kernel=Kernel("rbf", sigma=sigma), gamma_A=gA, gamma_I=gI,
+              graph=Graph(n_neighbors=k, normalized=normalized, power=degree, weight="binary"))   # a binary reference
     rn = lapsvm(X[:l], y[:l], X[l:], solver="newton", **kw)
     rp = lapsvm(X[:l], y[:l], X[l:], solver=Solver(method="pcg", stop=None, tol=1e-11), **kw)
     assert rn.converged and rn.status == 0 and rp.converged and rp.status == 0
@@ -510,8 +510,8 @@ def test_separate_one_vs_all_is_each_binary_pcg_with_its_own_rule(solver, stop):
     rng = np.random.default_rng(2)
     Xv = Xu[::7] + 0.3 * rng.normal(size=Xu[::7].shape)
     yv = yu[::7]
-    kw = dict(sigma=1.0, gamma_A=1e-2, gamma_I=1.0, neighbors=5, method="pcg", stop=stop, preconditioner="kernel",
-              validation=(Xv, yv))
+    kw = dict(kernel=Kernel("rbf", sigma=1.0), gamma_A=1e-2, gamma_I=1.0, graph=Graph(n_neighbors=5),
+              solver=Solver("pcg", stop=stop, preconditioner="kernel"), validation=(Xv, yv))
     sep = solver(Xl, yl, Xu, one_vs_all="separate", y_unlabeled=yu, **kw)
     assert sep.alpha.shape == (90, 3) and sep.params["one_vs_all"] == "separate"
     counts = []
@@ -704,8 +704,9 @@ def test_select_fits_lapsvm_with_the_same_laplacian_power(power):
     params = dict(gamma_A=1e-2, gamma_I=1.0, neighbors=5, degree=power, weight="heat", method="newton")
     split = {"labeled": np.arange(6), "unlabeled": np.arange(6, 60), "test": np.arange(6, 60)}
     sel = select("lapsvm", X, y, split, grid={}, fixed={"kernel": "rbf", "sigma": 0.4, **params},
-                 scenario="test-set", refit="min", rng=0, progress=False)
-    direct = lapsvm(X[:6], y[:6], X[6:], kernel=CachedKernel("rbf", sigma=0.4), **params)
+                 scenario="test-set", refit="min", rng=0, progress=False)        # the registry's flat names
+    direct = lapsvm(X[:6], y[:6], X[6:], kernel=CachedKernel("rbf", sigma=0.4), gamma_A=1e-2, gamma_I=1.0,
+                    graph=Graph(n_neighbors=5, power=power, weight="heat"), solver="newton")
     np.testing.assert_array_equal(sel.model.alpha, direct.alpha)
     np.testing.assert_array_equal(sel.model.b, direct.b)
     assert sel.refit_n_iter == direct.n_iter >= 1                      # recorded, also in the tidy table

@@ -446,7 +446,7 @@ def test_svc_without_intercept_matches_liblinear_and_brute_force():
     from scipy.optimize import minimize
     from sklearn.svm import SVC, LinearSVC
 
-    from toolkit._methods import svm_dual_without_intercept
+    from toolkit.transductive._svm import svm_dual_without_intercept
 
     rng = np.random.default_rng(4)
     y = np.where(np.arange(25) < 17, 1.0, -1.0)          # lopsided, as Gieseke et al.'s draws often are
@@ -481,7 +481,7 @@ def test_svc_without_intercept_matches_liblinear_and_brute_force():
 
 def test_svm_dual_without_intercept_warns_when_it_stops_at_max_iter():
     from toolkit import ConvergenceWarning
-    from toolkit._methods import svm_dual_without_intercept
+    from toolkit.transductive._svm import svm_dual_without_intercept
 
     rng = np.random.default_rng(5)
     X = rng.normal(size=(30, 5))

@@ -17,6 +17,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from toolkit._validation import encode_binary_labels
 from toolkit.specs import from_flat
 
 __all__ = ["Method", "METHODS", "register_method", "available_methods", "get_method", "KERNEL_PARAMS"]
@@ -155,21 +156,13 @@ class _Predictor:
 
     def predict(self, X):
         f = self.decision_function(X)
-        return np.where(f >= 0, self.classes[0], self.classes[1])
+        return np.where(f >= 0, self.classes[1], self.classes[0])
 
 
-def _pos_neg(y):
-    """(positive, negative) class labels: +1/-1 when present, otherwise the sorted pair."""
-    classes = np.unique(y)
-    if set(classes.tolist()) <= {-1, 1}:
-        return 1, -1
-    if classes.size != 2:
-        raise ValueError(f"Model selection needs exactly two classes in the labelled points. Got {classes.tolist()} instead.")
-    return classes[1].item(), classes[0].item()
-
-
-def _signed(y, classes):
-    return np.where(np.asarray(y) == classes[0], 1.0, -1.0)
+def two_classes(y):
+    """``(classes, y_pm1)`` of a two-class method's labelled points: the toolkit's one coding
+    (:func:`toolkit._validation.encode_binary_labels`: ``classes`` sorted, ``classes[1]`` ↦ +1)."""
+    return encode_binary_labels(y, "y", "the selection of a two-class method")
 
 
 @dataclass(frozen=True)
@@ -190,67 +183,16 @@ class _SVCModel:
 def _fit_svc(Xl, yl, Xu, *, kernel, rng, C=1.0, intercept=True):
     from sklearn.svm import SVC
 
+    from toolkit.transductive._svm import svm_dual_without_intercept
+
     if not isinstance(intercept, (bool, np.bool_)):
         raise TypeError(f"The 'intercept' parameter of svc must be a bool. Got {intercept!r} instead.")
     if intercept:
         return _SVCModel(SVC(C=C, kernel="precomputed").fit(kernel(Xl, Xl), yl), Xl, kernel)
-    classes = _pos_neg(yl)
-    y = _signed(yl, classes)
+    classes, y = two_classes(yl)
     alpha, info = svm_dual_without_intercept(kernel(Xl, Xl), y, C)
     coef = alpha * y
     return _Predictor(lambda X: kernel(X, Xl) @ coef, classes, info)
-
-
-def svm_dual_without_intercept(K, y, C, *, tol=1e-9, max_iter=15000):
-    """Solve the hinge-loss SVM without intercept in its dual, a box-constrained QP.
-
-    ``max_α Σ_i α_i − ½ Σ_ij α_i α_j y_i y_j k(x_i, x_j)`` subject to ``0 ≤ α_i ≤ C``: the dual
-    of ``min_f ½‖f‖²_K + C Σ_i max(0, 1 − y_i f(x_i))`` with ``f(x) = Σ_i α_i y_i k(x_i, x)``
-    (no bias, so no equality constraint ``Σ α_i y_i = 0``; Vapnik 1998, §10.2). Solved by
-    L-BFGS-B on the bound-constrained dual (the labelled sets this serves hold tens of points).
-
-    Returns ``(alpha, info)``; ``info`` records the solver's status, iterations and the duality
-    gap; a run that stops at ``max_iter`` issues :class:`toolkit.ConvergenceWarning`.
-    """
-    import warnings
-
-    from scipy.optimize import minimize
-
-    from toolkit._contract import ConvergenceWarning
-
-    K = np.asarray(K, dtype=float)
-    y = np.asarray(y, dtype=float)
-    Q = K * np.outer(y, y)
-
-    def negative_dual(alpha):
-        Qa = Q @ alpha
-        return 0.5 * alpha @ Qa - alpha.sum(), Qa - 1.0
-
-    res = minimize(negative_dual, np.zeros(len(y)), jac=True, method="L-BFGS-B",
-                   bounds=[(0.0, C)] * len(y), options={"ftol": 0.0, "gtol": tol, "maxiter": max_iter, "maxfun": 10 * max_iter})
-    alpha = np.clip(res.x, 0.0, C)
-
-    def gap(a):
-        """primal minus dual at f = Σ a_i y_i k(x_i, ·): zero exactly at the optimum"""
-        Qa = Q @ a
-        return a @ Qa + C * np.maximum(0.0, 1.0 - Qa).sum() - a.sum()
-
-    # polish: with the active set of L-BFGS-B fixed, the free α solve Q_FF α_F = 1 - Q_FB α_B
-    # exactly (least squares: Q may be singular); kept when it stays in the box and closes the gap
-    polished = False
-    free = (alpha > 1e-8 * C) & (alpha < (1 - 1e-8) * C)
-    if free.any():
-        candidate = alpha.copy()
-        rhs = 1.0 - Q[np.ix_(free, ~free)] @ alpha[~free]
-        candidate[free] = np.linalg.lstsq(Q[np.ix_(free, free)], rhs, rcond=None)[0]
-        if np.all(candidate >= 0) and np.all(candidate <= C) and gap(candidate) < gap(alpha):
-            alpha, polished = candidate, True
-    info = {"status": int(res.status), "n_iter": int(res.nit), "duality_gap": float(gap(alpha)),
-            "polished": polished, "message": str(res.message)}
-    if res.status == 1:
-        warnings.warn(f"svm_dual_without_intercept stopped at max_iter={max_iter} with duality gap "
-                      f"{info['duality_gap']:.3g}; raise max_iter.", ConvergenceWarning, stacklevel=2)
-    return alpha, info
 
 
 @dataclass(frozen=True)
@@ -374,8 +316,8 @@ def _fit_lapsvm_dual(Xl, yl, Xu, *, kernel, rng, graphs=None, **params):
 def _fit_svm_path_models(Xl, yl, Xu, values, *, kernel, rng):
     from toolkit.paths import svm_path
 
-    classes = _pos_neg(yl)
-    path = svm_path(kernel(Xl, Xl), _signed(yl, classes))
+    classes, signed = two_classes(yl)
+    path = svm_path(kernel(Xl, Xl), signed)
     return [_Predictor(lambda X, s=s: path.decision_function(kernel(X, Xl), s), classes) for s in values]
 
 
@@ -388,13 +330,13 @@ def _fit_lap_path_models(Xl, yl, Xu, values, *, kernel, rng, **params):
 
     from toolkit.paths._laplacian import PATH_GRAPH
 
-    classes = _pos_neg(yl)
+    classes, signed = two_classes(yl)
     specs, rest = from_flat(params, {"graph": PATH_GRAPH, "low_rank": None})
     if specs.get("low_rank") is not None:
-        path = laplacian_svm_path(Xl, _signed(yl, classes), Xu, kernel=_low_rank_kernel(kernel), rng=rng, **specs,
+        path = laplacian_svm_path(Xl, signed, Xu, kernel=_low_rank_kernel(kernel), rng=rng, **specs,
                                   **rest)
     else:
-        path = laplacian_svm_path(Xl, _signed(yl, classes), Xu, kernel=kernel, **specs, **rest)
+        path = laplacian_svm_path(Xl, signed, Xu, kernel=kernel, **specs, **rest)
     return [_Predictor(lambda X, s=s: path.decision_function(X, s), classes) for s in values]
 
 

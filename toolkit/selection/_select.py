@@ -20,7 +20,7 @@ import numpy as np
 
 from toolkit._contract import DegenerateFitWarning
 from toolkit._cv import one_standard_error, stratified_folds
-from toolkit._methods import KERNEL_PARAMS, METHODS, Method, _pos_neg, get_method
+from toolkit._methods import KERNEL_PARAMS, METHODS, Method, get_method, two_classes
 from toolkit._validation import (check_consistent_rows, check_disjoint, check_indices, check_matrix, check_option,
                                  check_rng, check_scalar)
 from toolkit.kernels import KERNELS
@@ -362,7 +362,7 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
         raise ValueError("scenario='validation' needs a split with 'validation' indices.")
     if scenario == "test-set" and m.balance_param and m.balance_param not in grid and m.balance_param not in fixed:
         # the non-realistic scenario estimates b_c from all available labels (Gieseke et al. 2012, §4.1.2)
-        pos = _pos_neg(y[idx.labeled])[0]
+        pos = two_classes(y[idx.labeled])[0][1]
         all_lab = np.unique(np.concatenate([idx.labeled, idx.unlabeled[known_unlabeled], idx.test]))
         fixed[m.balance_param] = float(np.mean(y[all_lab] == pos))
     combos = [{**fixed, **c} for c in _expand_grid(grid)] or [dict(fixed)]
