@@ -208,7 +208,7 @@ def test_pcg_iterates_equal_a_numpy_reference(dtype, hinge, operator):
 def test_laprlsc_direct_pcg_and_dense_solve_agree():
     X, y = moons(70, 4)
     l, gA, gI, sigma = 8, 1e-2, 1.0, 0.5
-    kw = dict(sigma=sigma, gamma_A=gA, gamma_I=gI, neighbors=5, degree=2, weight="binary")
+    kw = dict(kernel=Kernel("rbf", sigma=sigma), gamma_A=gA, gamma_I=gI, graph=Graph(n_neighbors=5, weight="binary"))
     rd = laprlsc(X[:l], y[:l], X[l:], solver="direct", **kw)
     rp = laprlsc(X[:l], y[:l], X[l:], solver=Solver(method="pcg", stop=None, tol=1e-12), **kw)
     # independent: the symmetric normal equations of the squared-loss objective in (b, α)
@@ -250,7 +250,7 @@ def test_gamma_I_zero_lapsvm_is_squared_hinge_svm(intercept):
     X = rng.normal(size=(60, 2))
     y = np.sign(X[:, 0] + X[:, 1] + 0.5 * rng.normal(size=60))
     l, gA = 30, 0.1
-    kw = dict(kernel="linear", gamma_A=gA, gamma_I=0.0, neighbors=3, intercept=intercept)
+    kw = dict(kernel="linear", gamma_A=gA, gamma_I=0.0, graph=Graph(n_neighbors=3), intercept=intercept)
     rn = lapsvm(X[:l], y[:l], X[l:], solver="newton", **kw)
     rp = lapsvm(X[:l], y[:l], X[l:], solver=Solver(stop=None, tol=1e-8), **kw)
     assert not np.any(rn.alpha[l:])
@@ -343,7 +343,7 @@ def test_sparse_text_input_with_cosine_graph():
     y = np.where(topic == 0, -1.0, 1.0)
     lab = np.r_[0, 1, 40, 41]
     rest = np.setdiff1d(np.arange(n), lab)
-    kw = dict(kernel="linear", gamma_A=1e-2, gamma_I=1.0, neighbors=5, metric="cosine")
+    kw = dict(kernel="linear", gamma_A=1e-2, gamma_I=1.0, graph=Graph(n_neighbors=5, metric="cosine"))
     rs = lapsvm(X[lab], y[lab], X[rest], **kw)
     rd = lapsvm(X[lab].toarray(), y[lab], X[rest].toarray(), **kw)
     np.testing.assert_allclose(rs.alpha, rd.alpha, atol=1e-10)
@@ -411,7 +411,7 @@ def test_early_stopping_rules_are_recorded():
 
 def test_stability_check_agrees_with_newton_on_decisions():
     X, y = moons(200, 20)
-    kw = dict(sigma=0.35, gamma_A=1e-2, gamma_I=1.0, neighbors=6)
+    kw = dict(kernel=Kernel("rbf", sigma=0.35), gamma_A=1e-2, gamma_I=1.0, graph=Graph(n_neighbors=6))
     rn = lapsvm(X[:6], y[:6], X[6:], solver="newton", **kw)
     rp = lapsvm(X[:6], y[:6], X[6:], solver=Solver(method="pcg", stop="stability", preconditioner="kernel"), **kw)
     assert np.mean(rp.predict(X[6:]) == rn.predict(X[6:])) >= 0.95
@@ -461,7 +461,7 @@ def test_loading_compiled_code_is_not_solve_time(monkeypatch):
     from toolkit.manifold import _core as core
     monkeypatch.setattr(core, "_WARM", set())
     X, y = moons(60, 5)
-    kw = dict(sigma=0.5, degree=1, method="pcg")        # L^1: a sparse L (L^2 here is the matrix-free operator)
+    kw = dict(kernel=Kernel("rbf", sigma=0.5), graph=Graph(power=1), solver="pcg")   # L^1: sparse (L^2: an operator)
     first = lapsvm(X[:6], y[:6], X[6:], **kw)
     second = lapsvm(X[:6], y[:6], X[6:], **kw)
     assert first.timings["compile"] > 0 and second.timings["compile"] == 0.0
@@ -555,7 +555,8 @@ def test_select_records_a_one_vs_all_models_iterations_per_binary_problem():
                  gamma_I=1.0)
     sel = select("lapsvm", X, y, split, grid={}, fixed=fixed, scenario="test-set", rng=0, progress=False)
     refit = sel.results[(sel.results["fold"].astype(str) == "refit") & (sel.results["metric"] == "n_iter")]
-    steps = lapsvm(Xl, yl, X[6:60], **{k: v for k, v in fixed.items() if k != "kernel"}).history["newton_steps"]
+    steps = lapsvm(Xl, yl, X[6:60], kernel=Kernel("rbf", sigma=1.0), graph=Graph(n_neighbors=5, weight="binary", power=1),
+                   solver="newton", gamma_A=1e-2, gamma_I=1.0).history["newton_steps"]
     assert len(set(steps)) > 1
     assert refit["value"].iloc[0] == pytest.approx(np.mean(steps)) and sel.refit_n_iter == steps.max()
 
@@ -572,7 +573,8 @@ def test_select_records_line_search_iterations_per_pcg_iteration():
                  gamma_A=1e-2, gamma_I=1.0, one_vs_all="separate")
     sel = select("lapsvm", X, y, split, grid={}, fixed=fixed, scenario="test-set", rng=0, progress=False)
     rows = sel.results[sel.results["fold"].astype(str) == "refit"].set_index("metric")["value"]
-    fit = lapsvm(Xl, yl, X[6:60], **{k: v for k, v in fixed.items() if k != "kernel"})
+    fit = lapsvm(Xl, yl, X[6:60], kernel=Kernel("rbf", sigma=1.0), graph=Graph(n_neighbors=5, weight="binary", power=1),
+                 solver=Solver("pcg", stop=None), gamma_A=1e-2, gamma_I=1.0, one_vs_all="separate")
     assert fit.n_line_search > 0
     assert rows["line_search_per_iter"] == pytest.approx(fit.n_line_search / np.sum(fit.n_iter_per_problem))
     # Newton with full steps searches no line: no such row
@@ -597,6 +599,7 @@ def test_select_records_line_search_iterations_per_pcg_iteration():
     (dict(callback=3), "'callback' parameter of lapsvm must be callable"),
     (dict(rng=-1), "'rng'"),
 ])
+@pytest.mark.filterwarnings("ignore::FutureWarning")      # the previous release's keywords, still checked
 def test_bad_parameters_give_clear_errors(change, match):
     X, y = moons(60, 24)
     kw = dict(sigma=0.4, gamma_A=1e-2, gamma_I=1.0)
@@ -666,17 +669,18 @@ def test_the_solvers_build_the_iterated_laplacian_of_graphs(solver, weight, powe
     (heat weights at p = 1: the exactly symmetric L; p = 4 on 60 points: the matrix-free operator)."""
     from toolkit.graphs import POWER_MAX_DENSITY
     X, y = moons(60, 31)
-    model = dict(sigma=0.4, gamma_A=1e-2, gamma_I=1.0)
+    model = dict(kernel=Kernel("rbf", sigma=0.4), gamma_A=1e-2, gamma_I=1.0)
     L = laplacian(X, neighbors=5, weight=weight, degree=power, max_density=POWER_MAX_DENSITY)
     assert isinstance(L, sp.linalg.LinearOperator) == (power == 4)
-    own = solver(X[:6], y[:6], X[6:], neighbors=5, weight=weight, degree=power, **model)
-    given = solver(X[:6], y[:6], X[6:], laplacian_matrix=L, **model)          # L^p as given
+    own = solver(X[:6], y[:6], X[6:], graph=Graph(n_neighbors=5, weight=weight, power=power), **model)
+    given = solver(X[:6], y[:6], X[6:], graph=L, **model)          # L^p as given
     assert given.params["laplacian_matrix"] == "given" and given.params["degree"] is None
     np.testing.assert_array_equal(own.alpha, given.alpha)
     np.testing.assert_array_equal(own.b, given.b)
-    # a given L (p = 1) raised by the solver to `degree`: the same model again, and recorded
+    # the previous release's spelling: a given L (p = 1) raised by the solver to `degree`, the same model
     L1 = laplacian(X, neighbors=5, weight=weight)
-    raised = solver(X[:6], y[:6], X[6:], laplacian_matrix=L1, degree=power, **model)
+    with pytest.warns(FutureWarning, match="iterated_laplacian"):
+        raised = solver(X[:6], y[:6], X[6:], laplacian_matrix=L1, degree=power, **model)
     assert raised.params["degree"] == power
     np.testing.assert_array_equal(own.alpha, raised.alpha)
     np.testing.assert_array_equal(own.b, raised.b)
@@ -685,6 +689,7 @@ def test_the_solvers_build_the_iterated_laplacian_of_graphs(solver, weight, powe
 @pytest.mark.parametrize("solver", [lapsvm, laprlsc, lapsvm_dual, laplacian_svm_path])
 @pytest.mark.parametrize("idle", [{"neighbors": 3}, {"weight": "distance"}, {"normalized": False},
                                   {"graph_sigma": 0.5}, {"metric": "cosine"}, {"neighbor_search": "sklearn"}])
+@pytest.mark.filterwarnings("ignore::FutureWarning")      # the previous release's keywords: graph= has no idle ones
 def test_graph_arguments_next_to_a_given_laplacian_are_refused_by_name(solver, idle):
     """With laplacian_matrix the graph is given: an argument that would build one is refused, never
     ignored and recorded (issue 26: degree=3 was ignored and recorded as 3)."""
@@ -716,12 +721,12 @@ def test_select_fits_lapsvm_with_the_same_laplacian_power(power):
 
 # ------------------------------------------------------------------------------ intercept=False
 @pytest.mark.parametrize("solver, kw", [
-    ("lapsvm", dict(method="newton")), ("lapsvm", dict(method="newton", line_search=False)),
-    ("lapsvm", dict(method="pcg", stop=None, tol=1e-10, preconditioner="kernel")),
-    ("lapsvm", dict(method="pcg", stop=None, tol=1e-10)),
-    ("laprlsc", dict(method="direct")), ("laprlsc", dict(method="pcg", stop=None, tol=1e-10)),
-    ("lapsvm", dict(method="newton", n_basis=80, normalized=False)),
-    ("lapsvm", dict(method="pcg", stop=None, tol=1e-10, n_basis=80, normalized=False)),
+    ("lapsvm", dict(solver=Solver("newton"))), ("lapsvm", dict(solver=Solver("newton", line_search=False))),
+    ("lapsvm", dict(solver=Solver("pcg", stop=None, tol=1e-10, preconditioner="kernel"))),
+    ("lapsvm", dict(solver=Solver("pcg", stop=None, tol=1e-10))),
+    ("laprlsc", dict(solver="direct")), ("laprlsc", dict(solver=Solver("pcg", stop=None, tol=1e-10))),
+    ("lapsvm", dict(solver=Solver("newton"), low_rank=80, normalized=False)),
+    ("lapsvm", dict(solver=Solver("pcg", stop=None, tol=1e-10), low_rank=80, normalized=False)),
 ])
 def test_without_intercept_b_is_zero_and_the_objective_is_eq7_minimum_without_bias(solver, kw):
     """intercept=False (LapSVMp's UseBias = 0, its only option with the normalised Laplacian): b = 0
@@ -731,17 +736,18 @@ def test_without_intercept_b_is_zero_and_the_objective_is_eq7_minimum_without_bi
     X, y = moons(80, 40)
     y = np.where(np.arange(80) < 9, np.where(X[:, 0] > 0.5, 1.0, -1.0), y)     # lopsided labelled set
     l, sigma, gA, gI = 9, 0.5, 1e-2, 1.0
-    normalized = kw.get("normalized", True)
+    kw = dict(kw)
+    normalized = kw.pop("normalized", True)
     K, L = rbf(X, X, sigma), knn_laplacian(X, 5, normalized, 1)
     loss = "squared_hinge" if solver == "lapsvm" else "squared"
-    fit = (lapsvm if solver == "lapsvm" else laprlsc)(X[:l], y[:l], X[l:], sigma=sigma, gamma_A=gA, gamma_I=gI,
-                                                      neighbors=5, weight="binary", degree=1, intercept=False,
-                                                      **kw)                    # the reference graph: binary, L^1
+    graph = Graph(n_neighbors=5, weight="binary", power=1, normalized=normalized)    # the reference graph
+    fit = (lapsvm if solver == "lapsvm" else laprlsc)(X[:l], y[:l], X[l:], kernel=Kernel("rbf", sigma=sigma), gamma_A=gA,
+                                                      gamma_I=gI, graph=graph, intercept=False, **kw)
     assert np.all(fit.b == 0) and fit.params["intercept"] is False
     f_ref = lbfgs_reference(K, L, y[:l], gA, gI, intercept=False, loss=loss)
     with_bias = lbfgs_reference(K, L, y[:l], gA, gI, loss=loss)
     assert with_bias < f_ref * (1 - 1e-3)
-    if "n_basis" in kw:       # every point's kernel column spanned by 80 basis points: the exact minimum
+    if "low_rank" in kw:      # every point's kernel column spanned by 80 basis points: the exact minimum
         F = fit.decision_function(X)
         alpha = np.linalg.lstsq(K, F, rcond=None)[0]
         assert primal_objective(K, L, y[:l], alpha, 0.0, gA, gI, loss) == pytest.approx(f_ref, rel=1e-5)
@@ -752,7 +758,7 @@ def test_without_intercept_b_is_zero_and_the_objective_is_eq7_minimum_without_bi
 
 def test_without_intercept_refuses_a_warm_start_with_a_bias():
     X, y = moons(60, 41)
-    kw = dict(sigma=0.5, gamma_A=1e-2, gamma_I=1.0, neighbors=5)
+    kw = dict(kernel=Kernel("rbf", sigma=0.5), gamma_A=1e-2, gamma_I=1.0, graph=Graph(n_neighbors=5))
     with_bias = lapsvm(X[:6], y[:6], X[6:], **kw)
     with pytest.raises(ValueError, match=r"'x0' parameter of lapsvm holds a bias b = .*intercept=False"):
         lapsvm(X[:6], y[:6], X[6:], intercept=False, x0=with_bias, **kw)
