@@ -86,10 +86,10 @@ def test_manifold_solvers_fit_the_same_model_from_kernel_rows(solver):
     Xl, yl, Xu, _ = _data()
     X = np.vstack([Xl, Xu])
     L = laplacian(X, neighbors=5)
-    kw = dict(gamma_A=1e-2, gamma_I=1.0, laplacian_matrix=L)
+    kw = dict(gamma_A=1e-2, gamma_I=1.0, graph=L)
     if solver is not lapsvm_dual:
-        kw.update(method="newton" if solver is lapsvm else "direct")
-    raw = solver(Xl, yl, Xu, kernel="rbf", sigma=0.8, **kw)
+        kw.update(solver="newton" if solver is lapsvm else "direct")
+    raw = solver(Xl, yl, Xu, kernel=Kernel("rbf", sigma=0.8), **kw)
     K = kernel_matrix(X, kernel="rbf", sigma=0.8)
     pre = solver(K[:len(Xl)], yl, K[len(Xl):], kernel="precomputed", **kw)
     np.testing.assert_allclose(pre.objective, raw.objective, rtol=1e-9)
@@ -178,8 +178,8 @@ def test_laplacian_path_speaks_lapsvm_duals_weights():
 def test_a_bad_laplacian_matrix_is_refused_by_name(solver, bad, match):
     Xl, yl, Xu, _ = _data()
     with pytest.raises(ValueError, match=match) as info:
-        solver(Xl, yl, Xu, sigma=1.0, laplacian_matrix=bad(40))
-    assert "'laplacian_matrix'" in str(info.value)
+        solver(Xl, yl, Xu, kernel=Kernel("rbf", sigma=1.0), graph=bad(40))
+    assert "'graph'" in str(info.value)
 
 
 def test_precomputed_kernel_rows_of_the_wrong_shape_are_refused():

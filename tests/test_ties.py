@@ -14,6 +14,7 @@ from threadpoolctl import threadpool_limits
 from toolkit.graphs import knn_graph, knn_graph_from_kernel
 from toolkit.kernels import rbf_kernel
 from toolkit.manifold import lapsvm, laprlsc
+from toolkit.specs import Graph, Kernel
 
 
 def _ulps(X, seed, steps=3):
@@ -132,7 +133,7 @@ def test_laplacian_models_predict_the_same_labels_after_a_few_ulps(data, solver)
     labeled = np.r_[np.flatnonzero(y < 0)[:4], np.flatnonzero(y > 0)[:4]]
     unlabeled = np.setdiff1d(np.arange(len(y)), labeled)
     fit = {"laprlsc": laprlsc, "lapsvm": lapsvm}[solver]
-    options = dict(kernel="rbf", sigma=2.0 if data == "binary" else 1.0, neighbors=6, degree=2,
+    options = dict(kernel=Kernel("rbf", sigma=2.0 if data == "binary" else 1.0), graph=Graph(n_neighbors=6, power=2),
                    gamma_A=1e-4, gamma_I=1.0, intercept=False)
 
     def predict(X):

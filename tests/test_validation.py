@@ -381,7 +381,7 @@ def test_complex_input_is_refused_naming_the_argument(name, call, arg):
 # Issue 24: every solver reads two-class labels the same way (toolkit._validation.encode_binary_labels):
 # any two values, classes[1] of the sorted pair is +1, so a coding of the classes changes nothing but
 # the labels predict returns. name: (argument, fit(X_l, y_l, X_u), decision(result, X), predict(result, X)).
-_LAP_KW = dict(kernel="rbf", sigma=1.0, neighbors=3)
+_LAP_KW = dict(kernel=Kernel("rbf", sigma=1.0), graph=Graph(n_neighbors=3))
 TWO_CLASS_SOLVERS = {
     "rlsc": ("y_labeled", lambda Xl, yl, Xu: toolkit.rlsc(Xl, yl, lam=0.1),
              lambda r, X: r.decision_function(X), lambda r, X: r.predict(X)),

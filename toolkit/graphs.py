@@ -1324,7 +1324,7 @@ def laplacian_operator(L, *, degree=1):
 
 
 # ---- a Laplacian given instead of built -------------------------------------------------------
-def check_given_laplacian(laplacian_matrix, func, n, *, degree, graph_args, max_density=None):
+def check_given_laplacian(laplacian_matrix, func, n, *, degree, graph_args, max_density=None, name="graph"):
     """``L^degree`` of a given graph Laplacian, refusing the graph-building arguments it makes idle.
 
     With ``laplacian_matrix`` the graph is given, so the arguments that would build one
@@ -1345,13 +1345,15 @@ def check_given_laplacian(laplacian_matrix, func, n, *, degree, graph_args, max_
         ``name: (value, default)`` of the graph-building arguments of ``func``.
     max_density : float, default=None
         As in :func:`iterated_laplacian` for a sparse matrix raised to ``degree``.
+    name : str, default="graph"
+        The argument that gave the matrix, for messages (``graph=`` of the solvers).
 
     Returns
     -------
     L_p : CSR matrix, ndarray or LinearOperator
     """
     check_graph_idle(func, graph_args)
-    L = check_laplacian_matrix(laplacian_matrix, "laplacian_matrix", func, n)
+    L = check_laplacian_matrix(laplacian_matrix, name, func, n)
     degree = check_scalar(degree, "degree", func, kind=numbers.Integral, low=1, allow_none=True)
     if degree is None or degree == 1:
         return L
