@@ -519,7 +519,7 @@ def test_validation_curve_and_cv():
     # the graph given as an operator (never formed) is permuted per fold like the matrix
     from toolkit.graphs import laplacian, laplacian_operator
     L1 = laplacian(np.vstack([Xl, Xu]), neighbors=5)
-    kw = dict(n_folds=3, n_lambdas=15, sigma=0.4, gamma_ratio=2.0, rng=0)
+    kw = dict(n_folds=3, n_lambdas=15, kernel=Kernel("rbf", sigma=0.4), gamma_ratio=2.0, rng=0)
     by_matrix = cv_laplacian_svm_path(Xl, yl, Xu, graph=L1 @ L1, **kw)
     by_operator = cv_laplacian_svm_path(Xl, yl, Xu, graph=laplacian_operator(L1, degree=2), **kw)
     np.testing.assert_allclose(by_operator.fold_error, by_matrix.fold_error)
@@ -598,7 +598,7 @@ def test_low_rank_path_with_every_point_a_basis_point_is_the_exact_path():
     """The push-through identity K (I + r L K)⁻¹ = Φ (I + r Φᵀ L Φ)⁻¹ Φᵀ for K = Φ Φᵀ: with every
     training point in the basis (K_ZZ = K, well conditioned at this σ) the paths coincide."""
     Xl, yl, Xu, _ = _moons_like(2)
-    kw = dict(sigma=0.8, neighbors=5, gamma_ratio=3.0)
+    kw = dict(kernel=Kernel("rbf", sigma=0.8), graph=Graph(n_neighbors=5, weight="binary", power=1), gamma_ratio=3.0)
     exact = laplacian_svm_path(Xl, yl, Xu, **kw)
     n = len(yl) + len(Xu)
     low = laplacian_svm_path(Xl, yl, Xu, low_rank=n, **kw)
@@ -615,7 +615,7 @@ def test_low_rank_path_is_the_exact_model_on_the_nystrom_kernel():
     (an n × n reference formed densely here), with the decision through K(x, Z) K_ZZ⁺ K_Z·."""
     from toolkit.graphs import laplacian
     Xl, yl, Xu, _ = _moons_like(3)
-    kw = dict(sigma=0.5, neighbors=5, gamma_ratio=2.0)
+    kw = dict(kernel=Kernel("rbf", sigma=0.5), graph=Graph(n_neighbors=5, weight="binary", power=1), gamma_ratio=2.0)
     low = laplacian_svm_path(Xl, yl, Xu, low_rank=30, rng=0, **kw)
     X = np.vstack([Xl, Xu])
     Z = low.X_train
@@ -674,7 +674,7 @@ def test_svm_path_with_any_two_labels_is_the_signed_path(coding):
 
 def test_laplacian_svm_path_with_any_two_labels_is_the_signed_path():
     Xl, yl, Xu, yu = _moons_like(4)
-    kw = dict(sigma=0.4, neighbors=5, gamma_ratio=2.0)
+    kw = dict(kernel=Kernel("rbf", sigma=0.4), graph=Graph(n_neighbors=5, weight="binary", power=1), gamma_ratio=2.0)
     signed = laplacian_svm_path(Xl, yl, Xu, **kw)
     for coding in ("0/1", "strings"):
         path = laplacian_svm_path(Xl, _recode(yl, coding), Xu, **kw)
@@ -760,7 +760,7 @@ def test_path_selection_reads_validation_labels_in_the_training_coding():
     np.testing.assert_array_equal(cv.fold_error, cv_ref.fold_error)
     np.testing.assert_array_equal(cv.path.classes, ["neg", "pos"])
     Xl, yl, Xu, _ = _moons_like(2, n=60)
-    kw = dict(n_folds=3, n_lambdas=10, sigma=0.4, neighbors=5, gamma_ratio=2.0, rng=0)
+    kw = dict(n_folds=3, n_lambdas=10, kernel=Kernel("rbf", sigma=0.4), graph=Graph(n_neighbors=5, weight="binary", power=1), gamma_ratio=2.0, rng=0)
     np.testing.assert_array_equal(cv_laplacian_svm_path(Xl, _recode(yl, "0/1"), Xu, **kw).fold_error,
                                   cv_laplacian_svm_path(Xl, yl, Xu, **kw).fold_error)
 
