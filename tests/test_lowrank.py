@@ -70,11 +70,11 @@ def _lbfgs(Kxz, Kzz, L, y, gA, gI, scale, hinge):
 def test_reduced_solution_minimises_the_restricted_objective(hinge, normalized, method):
     Xl, yl, Xu, _ = _moons(80)
     # the reference's graph: binary 5-NN weights (knn_graph), L^1 (knn_laplacian below)
-    kw = dict(sigma=0.5, gamma_A=1e-2, gamma_I=0.5, neighbors=5, weight="binary", degree=1, normalized=normalized,
-              n_basis=25, rng=3)
+    kw = dict(kernel=Kernel("rbf", sigma=0.5), gamma_A=1e-2, gamma_I=0.5,
+              graph=Graph(n_neighbors=5, weight="binary", power=1, normalized=normalized), low_rank=25, rng=3)
     solver = lapsvm if hinge else laprlsc
     method = method if hinge or method == "pcg" else "direct"
-    fit = solver(Xl, yl, Xu, method=method, stop=None, tol=1e-10, **kw)
+    fit = solver(Xl, yl, Xu, solver=Solver(method, stop=None, tol=1e-10), **kw)
     X = np.r_[Xl, Xu]
     Z = fit.X_train
     Kxz, Kzz = kernel_matrix(X, Z, kernel="rbf", sigma=0.5), kernel_matrix(Z, kernel="rbf", sigma=0.5)
@@ -93,7 +93,8 @@ def test_reduced_solution_minimises_the_restricted_objective(hinge, normalized, 
 
 def test_every_point_a_basis_point_is_the_exact_model():
     Xl, yl, Xu, _ = _moons(60)
-    kw = dict(sigma=0.5, gamma_A=1e-2, gamma_I=0.5, neighbors=5, normalized=False, method="newton")
+    kw = dict(kernel=Kernel("rbf", sigma=0.5), gamma_A=1e-2, gamma_I=0.5, graph=Graph(n_neighbors=5, normalized=False),
+              solver="newton")
     exact = lapsvm(Xl, yl, Xu, **kw)
     reduced = lapsvm(Xl, yl, Xu, low_rank=60, rng=0, **kw)
     X = np.r_[Xl, Xu]
@@ -104,7 +105,8 @@ def test_every_point_a_basis_point_is_the_exact_model():
 def test_large_n_keeps_the_exact_models_accuracy():
     """Two moons, 6 labels, n = 20 000 unlabelled: the degree-normalised reduced model stays accurate."""
     Xl, yl, Xu, yu = _moons(20_006, noise=0.08)
-    kw = dict(sigma=0.3, gamma_A=1e-6, gamma_I=1.0, neighbors=20, weight="heat", n_basis=200, rng=0)
+    kw = dict(kernel=Kernel("rbf", sigma=0.3), gamma_A=1e-6, gamma_I=1.0, graph=Graph(n_neighbors=20, weight="heat"),
+              low_rank=200, rng=0)
     fit = lapsvm(Xl, yl, Xu, **kw)
     assert np.mean(fit.predict(Xu) != yu) < 0.01
     assert fit.X_train.shape == (200, 2) and fit.params["n_basis"] == 200
@@ -165,7 +167,7 @@ def test_bad_low_rank_input_names_itself():
 def test_two_level_pcg_reaches_newtons_optimum():
     """The preconditioner changes the path, never the minimiser of eq. (7)."""
     Xl, yl, Xu, _ = _moons(400)
-    kw = dict(sigma=0.4, gamma_A=1e-3, gamma_I=1.0, neighbors=8)
+    kw = dict(kernel=Kernel("rbf", sigma=0.4), gamma_A=1e-3, gamma_I=1.0, graph=Graph(n_neighbors=8))
     newton = lapsvm(Xl, yl, Xu, solver="newton", **kw)
     for n_coarse in (20, 100):
         pcg = lapsvm(Xl, yl, Xu,
@@ -212,7 +214,8 @@ def test_default_fit_is_deterministic_and_records_its_preconditioner():
 
 def test_auto_preconditioner_takes_the_two_level_one_from_its_threshold():
     from toolkit.manifold._solvers import TWO_LEVEL_MIN_SAMPLES
-    kw = dict(sigma=0.4, neighbors=10, weight="heat", gamma_I=1.0, max_iter=3)
+    kw = dict(kernel=Kernel("rbf", sigma=0.4), graph=Graph(n_neighbors=10, weight="heat"), gamma_I=1.0,
+              solver=Solver(max_iter=3))
     Xl, yl, Xu, _ = _moons(TWO_LEVEL_MIN_SAMPLES)            # n = l + u = the threshold: two-level
     with pytest.warns(ConvergenceWarning, match="max_iter=3"):   # three iterations suffice to see the choice
         assert lapsvm(Xl, yl, Xu, **kw).params["preconditioner"] == "two-level"
@@ -253,7 +256,7 @@ def test_switched_preconditioner_converges_to_newtons_solution(C, one_vs_all):
     y = np.repeat(np.arange(max(C, 2)), 150)
     lab = np.r_[[np.flatnonzero(y == c)[:3] for c in range(max(C, 2))]].ravel()
     unl = np.setdiff1d(np.arange(len(y)), lab)
-    kw = dict(sigma=0.5, gamma_A=1e-6, gamma_I=1e-3, neighbors=4, degree=1, weight="heat")
+    kw = dict(kernel=Kernel("rbf", sigma=0.5), gamma_A=1e-6, gamma_I=1e-3, graph=Graph(n_neighbors=4, power=1, weight="heat"))
     newton = lapsvm(X[lab], y[lab], X[unl], solver="newton", **kw)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
@@ -287,12 +290,15 @@ def test_selection_runs_the_low_rank_model_as_the_function_does(method):
     best = {**fixed, **sel.best_params}
     Xl, yl, Xu = ds.X[part.labeled], ds.y[part.labeled], ds.X[part.unlabeled]
     test = ds.X[part.test]
+    kernel = Kernel("rbf", sigma=0.3)              # fixed's kernel, graph and basis as the functions' specs
     if method == "lapsvm_path":
-        lam = best.pop("lam")
-        ref = laplacian_svm_path(Xl, np.where(yl > 0, 1.0, -1.0), Xu, **best).predict(test, lam)
+        ref = laplacian_svm_path(Xl, np.where(yl > 0, 1.0, -1.0), Xu, kernel=kernel, low_rank=60, gamma_ratio=1.0,
+                                 graph=Graph(n_neighbors=8, weight="binary", power=1)).predict(test, best["lam"])
         ref = np.where(ref > 0, ds.y.max(), ds.y.min())
     else:
-        direct = (lapsvm if method == "lapsvm" else laprlsc)(Xl, yl, Xu, **best)
+        direct = (lapsvm if method == "lapsvm" else laprlsc)(Xl, yl, Xu, kernel=kernel, graph=Graph(n_neighbors=8),
+                                                             low_rank=60, gamma_A=best["gamma_A"],
+                                                             gamma_I=best["gamma_I"])
         assert sel.model.X_train.shape == direct.X_train.shape == (60, 2)      # the refit is low-rank
         assert sel.model.params["degree_normalized"] and direct.params["degree_normalized"]
         ref = direct.predict(test)
