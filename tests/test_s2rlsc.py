@@ -99,7 +99,7 @@ def test_compiled_search_tracks_F_exactly(seed, lowrank, order):
 
 def test_nystrom_with_all_points_equals_exact():
     Xl, yl, Xu, _ = split(50, 8, 6, seed=3)
-    kw = dict(kernel="rbf", sigma=3.0, lam=0.1, lam_u=0.5, restarts=4, rng=11)
+    kw = dict(kernel=Kernel("rbf", sigma=3.0), lam=0.1, lam_u=0.5, search=LocalSearch(restarts=4), rng=11)
     exact = s2rlsc(Xl, yl, Xu, **kw)
     nys = s2rlsc(Xl, yl, Xu, n_basis=50, **kw)
     np.testing.assert_array_equal(exact.labels_unlabeled, nys.labels_unlabeled)
@@ -152,7 +152,7 @@ def test_evolutionary_search_keeps_each_labelling_with_its_own_state(lowrank, mu
 @pytest.mark.parametrize("search", ["1+1", "mu+nu"])
 def test_low_rank_and_dense_storage_give_the_same_search(search):
     Xl, yl, Xu, _ = split(90, 4, 8, seed=14)
-    kw = dict(lam=0.3, lam_u=1.0, restarts=3, rng=5, search=search)
+    kw = dict(lam=0.3, lam_u=1.0, search=LocalSearch(search, restarts=3), rng=5)
     dense = s2rlsc(Xl, yl, Xu, **kw)                       # exact, dense M from the 4 features
     low = s2rlsc(Xl, yl, Xu, operator="low-rank", **kw)    # exact, M = diag(d²) − V Vᵀ, r = 4
     np.testing.assert_array_equal(dense.labels_unlabeled, low.labels_unlabeled)
@@ -169,19 +169,20 @@ def test_low_rank_and_dense_storage_give_the_same_search(search):
 
 CONFIGS = [
     dict(),
-    dict(order="random"),
-    dict(search="mu+nu"),
-    dict(kernel="rbf", sigma=2.0),
+    dict(search=LocalSearch(order="random", restarts=3)),
+    dict(search=LocalSearch("mu+nu", restarts=3)),
+    dict(kernel=Kernel("rbf", sigma=2.0)),
     dict(n_basis=15),
     dict(offset=True, lam=0.05),
     dict(init="random", lam_u=5.0),
 ]
 
 
-@pytest.mark.parametrize("kw", CONFIGS, ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()) or "default")
+@pytest.mark.parametrize("kw", CONFIGS, ids=["default", "order=random", "search=mu+nu", "kernel=rbf,sigma=2.0", "n_basis=15",
+                                              "offset=True,lam=0.05", "init=random,lam_u=5.0"])
 def test_result_is_valid_local_optimum_with_exact_objective(kw):
     Xl, yl, Xu, _ = split(70, 6, 8, seed=5)
-    params = dict(lam=0.5, lam_u=1.0, balance=0.5, eps=0.1, restarts=3, rng=2)
+    params = dict(lam=0.5, lam_u=1.0, balance=0.5, eps=0.1, search=LocalSearch(restarts=3), rng=2)
     params.update(kw)
     res = s2rlsc(Xl, yl, Xu, **params)
     X = np.vstack([Xl, Xu])
@@ -191,7 +192,8 @@ def test_result_is_valid_local_optimum_with_exact_objective(kw):
         Phi, _ = nystrom_features(C, C[basis])
         K = Phi @ Phi.T
     else:
-        K = kernel_matrix(X, kernel=params.get("kernel", "linear"), sigma=params.get("sigma"))
+        kernel = params.get("kernel", Kernel("linear"))
+        K = kernel_matrix(X, kernel=kernel.name, sigma=None if kernel.name == "linear" else kernel.sigma)
     if params.get("offset"):
         K = K + 1.0
     y_full = np.r_[yl, res.labels_unlabeled].astype(float)
@@ -226,8 +228,9 @@ def test_best_of_restarts_reaches_global_optimum(seed, u, kernel):
     l = 3
     X = rng.normal(size=(l + u, 2))
     y_l = np.array([1.0, -1.0, 1.0])
-    kw = dict(kernel=kernel, sigma=1.0 if kernel == "rbf" else None, lam=0.05, lam_u=2.0, balance=0.5, eps=0.25)
-    K = kernel_matrix(X, kernel=kernel, sigma=kw["sigma"])
+    sigma = 1.0 if kernel == "rbf" else None
+    kw = dict(kernel=Kernel(kernel, sigma=sigma), lam=0.05, lam_u=2.0, balance=0.5, eps=0.25)
+    K = kernel_matrix(X, kernel=kernel, sigma=sigma)
     best = exhaustive_minimum(K, y_l, u, kw["lam"], kw["lam_u"], 0.5, 0.25)
     for search in ["1+1", "mu+nu"]:
         res = s2rlsc(X[:l], y_l, X[l:], search=LocalSearch(search, restarts=30), rng=seed, **kw)
@@ -255,17 +258,18 @@ def test_small_lam_u_gives_supervised_rlsc():
 
 def test_same_seed_same_result_and_naive_agrees():
     Xl, yl, Xu, _ = split(80, 5, 6, seed=8)
-    kw = dict(lam=0.2, lam_u=1.0, restarts=4, rng=123)
+    kw = dict(lam=0.2, lam_u=1.0, search=LocalSearch(restarts=4), rng=123)
     a = s2rlsc(Xl, yl, Xu, **kw)
     b = s2rlsc(Xl, yl, Xu, **kw)
     np.testing.assert_array_equal(a.labels_unlabeled, b.labels_unlabeled)
     np.testing.assert_array_equal(a.restart_objectives, b.restart_objectives)
     assert a.seed == 123
-    for search in ["mu+nu"]:
-        c = s2rlsc(Xl, yl, Xu, search=search, **kw)
-        e = s2rlsc(Xl, yl, Xu, search=search, **kw)
-        np.testing.assert_array_equal(c.restart_objectives, e.restart_objectives)
-    naive = s2rlsc_naive(Xl, yl, Xu, **kw)           # same decisions, F recomputed for every candidate
+    evolutionary = {**kw, "search": LocalSearch("mu+nu", restarts=4)}
+    c = s2rlsc(Xl, yl, Xu, **evolutionary)
+    e = s2rlsc(Xl, yl, Xu, **evolutionary)
+    np.testing.assert_array_equal(c.restart_objectives, e.restart_objectives)
+    # the reference engine behind the same body, which takes the flat keywords
+    naive = s2rlsc_naive(Xl, yl, Xu, lam=0.2, lam_u=1.0, restarts=4, rng=123)   # F recomputed for every candidate
     np.testing.assert_array_equal(naive.labels_unlabeled, a.labels_unlabeled)
     assert naive.n_evaluations == a.n_evaluations and naive.n_flips == a.n_flips
     # MMC: F(y) = F(-y), so restarts may end in y and -y with F equal up to rounding, and which of the
@@ -291,7 +295,7 @@ def test_label_coding_precomputed_and_offset_paths_agree():
     Xl, yl, Xu, yu = split(60, 5, 8, seed=10)
     names = np.array(["neg", "pos"])
     yl_s = names[(yl > 0).astype(int)]
-    kw = dict(lam=0.5, lam_u=1.0, restarts=3, rng=4)
+    kw = dict(lam=0.5, lam_u=1.0, search=LocalSearch(restarts=3), rng=4)
     a = s2rlsc(Xl, yl_s, Xu, **kw)
     assert set(a.labels_unlabeled) <= {"neg", "pos"}
     assert np.mean(a.labels_unlabeled == names[(yu > 0).astype(int)]) > 0.9
@@ -374,7 +378,7 @@ def test_result_is_frozen_and_reports():
     (dict(n_basis=0), "'n_basis' parameter"),
     (dict(n_basis=np.array([0, 0, 1])), "distinct"),
     (dict(search="ga"), "'search' parameter"),
-    (dict(restarts=0), "'restarts' parameter"),
+    (dict(search="ga"), "'search' parameter of s2rlsc"),
     (dict(x0=np.zeros(5)), "'x0' parameter"),
 ])
 def test_bad_input(kwargs, match):
@@ -406,7 +410,7 @@ def test_progress_bar_does_not_change_the_result(capsys):
     rng = np.random.default_rng(3)
     X = rng.normal(size=(40, 3))
     y = np.where(X[:, 0] > 0, 1, -1)
-    kw = dict(lam=1.0, restarts=3, rng=0)
+    kw = dict(lam=1.0, search=LocalSearch(restarts=3), rng=0)
     quiet = s2rlsc(X[:6], np.r_[1, -1, y[2:6]], X[6:], **kw)
     shown = s2rlsc(X[:6], np.r_[1, -1, y[2:6]], X[6:], progress=True, **kw)
     assert "restarts" in capsys.readouterr().err
