@@ -309,7 +309,7 @@ def test_validation_rule_can_stop_a_restart_loop_of_s2rlsc():
     lab = np.r_[np.flatnonzero(ya > 0)[:3], np.flatnonzero(ya < 0)[:3]]
     val = np.setdiff1d(np.arange(100, 140), lab)
     unl = np.setdiff1d(np.arange(100), lab)
-    kw = dict(kernel="rbf", sigma=2.0, lam=0.5, init="random")
+    kw = dict(kernel=Kernel("rbf", sigma=2.0), lam=0.5, init="random")
 
     def error(r):
         return float(np.mean(np.where(r.decision_function(Xa[val]) >= 0, 1, -1) != ya[val]))

@@ -293,10 +293,11 @@ def test_low_rank_model_in_row_blocks_on_workers_gives_the_local_model(cluster, 
 
     X_l, y_l, X_u, y_u, X_test = moons_3000
     fit = getattr(toolkit, solver)
-    kw = dict(sigma=0.3, gamma_A=1e-6, gamma_I=1.0, neighbors=10, weight="heat", n_basis=200, basis="uniform",
-              rng=3, method=method, y_unlabeled=y_u)
-    if method == "pcg":
-        kw.update(stop="stability", tol=1e-10)
+    from toolkit.specs import Graph, Kernel, LowRank, Solver
+
+    kw = dict(kernel=Kernel("rbf", sigma=0.3), gamma_A=1e-6, gamma_I=1.0, graph=Graph(n_neighbors=10, weight="heat"),
+              low_rank=LowRank(200, basis="uniform"), rng=3, y_unlabeled=y_u,
+              solver=Solver("pcg", stop="stability", tol=1e-10) if method == "pcg" else Solver(method))
     local = fit(X_l, y_l, X_u, **kw)
     with distributed.get_task_stream(client=client) as stream:
         remote = fit(X_l, y_l, X_u, scheduler=client, **kw)
@@ -342,7 +343,7 @@ def test_low_rank_estimator_takes_the_scheduler_address(cluster, moons_3000):
     y = np.r_[y_l, np.full(1500, -1)].astype(int)
     y[:len(y_l)] = np.where(y_l > 0, 1, 0)                     # classes 0 / 1; -1 marks unlabelled rows
     local = LapSVM(sigma=0.3, gamma_I=1.0, n_neighbors=10, weight="heat", n_basis=150).fit(X, y)
-    remote = clone(local).set_params(scheduler=cluster.scheduler_address).fit(X, y)
+    remote = clone(local).fit(X, y, scheduler=cluster.scheduler_address)
     np.testing.assert_allclose(remote.decision_function(X_test), local.decision_function(X_test), rtol=1e-6,
                                atol=1e-8)
     assert remote.result_.params["n_workers"] == 2

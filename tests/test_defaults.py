@@ -59,7 +59,7 @@ def test_sigma_scale_is_resolved_from_the_training_rows_and_recorded(func):
     fit = func(X[lab], y[lab], X[~lab])
     assert fit.params["sigma_rule"] == "scale"
     assert fit.params["sigma"] == pytest.approx(np.median(pdist(np.vstack([X[lab], X[~lab]]))) / 2, rel=1e-9)
-    explicit = func(X[lab], y[lab], X[~lab], sigma=fit.params["sigma"])
+    explicit = func(X[lab], y[lab], X[~lab], kernel=Kernel("rbf", sigma=fit.params["sigma"]))
     assert explicit.params["sigma_rule"] is None
     np.testing.assert_allclose(explicit.decision_function(X), fit.decision_function(X), rtol=0, atol=1e-12)
 
@@ -275,7 +275,7 @@ def test_cv_estimator_refuses_y_without_unlabelled_rows_and_scores_labelled_rows
     zeros, ones, unlabeled = np.flatnonzero(y == 0), np.flatnonzero(y == 1), np.flatnonzero(np.isnan(y))
     kept = np.r_[zeros[3:], ones[3:]]                         # the labelled rows of the test fold
     train, test = np.r_[zeros[:3], ones[:3], unlabeled[20:]], np.r_[kept, unlabeled[:20]]
-    small = {"sigma": 0.3, "gamma_I": 1.0, "neighbors": 6, "degree": 1, "n_folds": 2}
+    small = {"sigma": 0.3, "gamma_I": 1.0, "n_neighbors": 6, "laplacian_power": 1, "n_folds": 2}
     search = GridSearchCV(LapSVMCV(**small), {"refit": ["min"]}, cv=[(train, test)], error_score="raise").fit(X, y)
     model = LapSVMCV(**small).fit(X[train], y[train])
     assert search.cv_results_["split0_test_score"][0] == np.mean(model.predict(X[kept]) == y[kept])

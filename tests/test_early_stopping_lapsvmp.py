@@ -16,6 +16,7 @@ import pytest
 
 from toolkit.early_stopping import (MixedCheck, Progress, StabilityCheck, ValidationCheck, default_period,
                                     start_monitor)
+from toolkit.specs import Graph, Kernel, Solver, from_flat
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -166,8 +167,10 @@ def test_uspst_b_mixed_check_stops_where_lapsvmp_stops(mirror_dir, monkeypatch):
     ours = {}
     for j in (1, 8, 11):
         s = splits[j]
+        fixed = dict(p["fixed"])                   # the experiment's flat names, as the registry reads them
+        specs, rest = from_flat(fixed, {"kernel": Kernel(fixed.pop("kernel")), "graph": Graph(), "solver": Solver()})
         fit = toolkit.lapsvm(ds.X[s.labeled], ds.y[s.labeled], ds.X[s.unlabeled],
-                             validation=(ds.X[s.validation], ds.y[s.validation]), **p["fixed"])
+                             validation=(ds.X[s.validation], ds.y[s.validation]), **specs, **rest)
         assert fit.stop is not None and fit.stop.rule == "mixed"
         ours[j] = fit.n_iter
     assert ours == {j: int(peer[j]) for j in (1, 8, 11)} == {1: 57, 8: 76, 11: 114}

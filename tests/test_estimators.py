@@ -381,12 +381,13 @@ def test_float32_is_kept_when_asked(moons):
     X, y, _ = moons
     # the paper's preconditioner takes the same path in both precisions (the two-level one adapts
     # its coarse space to the kernel's precision, so its early-stopped iterate differs)
-    est = LapSVM(sigma=0.3, gamma_I=1.0, dtype="float32", preconditioner="kernel").fit(X.astype(np.float32), y)
+    est = LapSVM(sigma=0.3, gamma_I=1.0, options={"dtype": "float32", "preconditioner": "kernel"}).fit(
+        X.astype(np.float32), y)
     values = est.decision_function(X.astype(np.float32))
     assert values.dtype == np.float32
-    reference = LapSVM(sigma=0.3, gamma_I=1.0, preconditioner="kernel").fit(X, y).decision_function(X)
+    reference = LapSVM(sigma=0.3, gamma_I=1.0, options={"preconditioner": "kernel"}).fit(X, y).decision_function(X)
     np.testing.assert_allclose(values, reference, atol=1e-3 * np.abs(reference).max())
-    default = LapSVM(sigma=0.3, gamma_I=1.0, dtype="float32").fit(X.astype(np.float32), y)
+    default = LapSVM(sigma=0.3, gamma_I=1.0, options={"dtype": "float32"}).fit(X.astype(np.float32), y)
     assert np.mean(default.predict(X) == LapSVM(sigma=0.3, gamma_I=1.0).fit(X, y).predict(X)) > 0.99
     assert LapSVM(sigma=0.3, gamma_I=1.0).fit(X.astype(np.float32), y).decision_function(X).dtype == np.float64
 

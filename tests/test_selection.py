@@ -9,7 +9,7 @@ from hypothesis import given, strategies as st
 
 from toolkit.selection import (METHODS, CachedKernel, Indices, SemiSupervisedKFold, available_methods, get_method,
                                select)
-from toolkit.specs import Kernel
+from toolkit.specs import Graph, Kernel, Solver, from_flat
 
 TIDY = ["dataset", "task", "split", "method", "params", "scenario", "fold", "metric", "value", "seconds", "seed"]
 
@@ -262,7 +262,9 @@ def test_laplacian_methods_share_the_graph_and_warm_start(moons):
 
     assert errors(cv) == pytest.approx(errors(cold))   # direct solve: exact
     best = {k: v for k, v in cv.best_params.items() if k not in ("kernel", "sigma")}
-    fit = laprlsc(X[split.labeled], y[split.labeled], X[split.unlabeled], kernel=Kernel("rbf", sigma=0.5), **best)
+    specs, rest = from_flat(best, {"graph": Graph(), "solver": Solver("direct", stop=None)})   # the registry's names
+    fit = laprlsc(X[split.labeled], y[split.labeled], X[split.unlabeled], kernel=Kernel("rbf", sigma=0.5), **specs,
+                  **rest)
     assert cv.test_error == pytest.approx(np.mean(fit.predict(X[split.test]) != y[split.test]) * 100)
 
 
@@ -407,7 +409,8 @@ def test_select_hands_the_validation_points_to_a_validation_stopping_rule(stop, 
                  scenario="validation", rng=0, progress=False)
     v = split.validation
     direct = lapsvm(X[split.labeled], y[split.labeled], X[split.unlabeled], kernel=CachedKernel("rbf", sigma=0.5),
-                    validation=(X[v], y[v]), **params)
+                    validation=(X[v], y[v]), gamma_A=1e-2, gamma_I=1.0, graph=Graph(n_neighbors=5),
+                    solver=Solver("pcg", stop=stop))
     np.testing.assert_array_equal(sel.model.alpha, direct.alpha)
     assert sel.model.stop == direct.stop and sel.model.n_iter == direct.n_iter
     assert len(direct.history["check_error_V"]) >= 1                  # the rule read V at its checks
