@@ -41,6 +41,7 @@ preconditioner at every n): low rank 45 / 31 / 71 s at 48.5 / 35.8 / 29.3 %, Lab
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import time
 import warnings
 
@@ -48,10 +49,10 @@ import numpy as np
 
 from toolkit import lapsvm
 from toolkit.data import fixed_splits, load
-from toolkit.specs import Kernel, Solver
+from toolkit.specs import Graph, Kernel, Solver
 
-SETTINGS = dict(kernel="rbf", neighbors=10, weight="heat", normalized=True, gamma_A=1e-6, gamma_I=1e-2,
-                method="pcg", stop="stability")
+SETTINGS = dict(graph=Graph(n_neighbors=10, weight="heat", normalized=True), gamma_A=1e-6, gamma_I=1e-2)
+SOLVER = Solver("pcg", stop="stability")
 
 
 def median_distance(X, rng, pairs=20000):
@@ -101,7 +102,7 @@ def main():
             line = {"labeled": labeled, "split": split.repeat}
             if not args.no_low_rank:
                 fit, t_low = timed(lambda: lapsvm(X[lab], y[lab], X[unl], kernel=Kernel("rbf", sigma=sigma),
-                                                  low_rank=args.basis, rng=0, **SETTINGS))
+                                                  low_rank=args.basis, rng=0, solver=SOLVER, **SETTINGS))
                 line.update({"low-rank s": t_low, "low-rank err": error(fit.predict(X[unl]), y[unl]),
                              "low-rank it": fit.n_iter, "search": fit.params.get("neighbor_search"),
                              "graph s": fit.timings["graph"], "kernel s": fit.timings["kernel"],
@@ -120,10 +121,11 @@ def main():
                 if len(np.unique(y[sub_lab])) == 2:
                     exact, t_ex = timed(lambda: lapsvm(X[sub_lab], y[sub_lab], X[sub_unl],
                                                        kernel=Kernel("rbf", sigma=sigma),
-                                                       solver=Solver(dtype="float32"), **SETTINGS))
+                                                       solver=dataclasses.replace(SOLVER, dtype="float32"),
+                                                       **SETTINGS))
                     low_sub, t_ls_sub = timed(lambda: lapsvm(X[sub_lab], y[sub_lab], X[sub_unl],
                                                              kernel=Kernel("rbf", sigma=sigma), low_rank=args.basis,
-                                                             rng=0, **SETTINGS))
+                                                             rng=0, solver=SOLVER, **SETTINGS))
                     line.update({"exact 20k s": t_ex, "exact 20k err": error(exact.predict(X[sub_unl]), y[sub_unl]),
                                  "low-rank 20k s": t_ls_sub,
                                  "low-rank 20k err": error(low_sub.predict(X[sub_unl]), y[sub_unl]),
