@@ -767,6 +767,31 @@ def cross_kernel(X, X_train, func, *, kernel, n_train, sigma=None, kernel_degree
     return kernel_matrix(X, X_train, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0)
 
 
+#: The width rules a solver's ``sigma`` may name: ``"scale"``, :func:`scale_width` of the training rows.
+SIGMA_RULES = ("scale",)
+
+
+def stack_rows(X_labeled, X_unlabeled):
+    """The training points ``[X_labeled; X_unlabeled]``, labelled first: CSR when either is sparse."""
+    if sp.issparse(X_labeled) or sp.issparse(X_unlabeled):
+        return sp.vstack([X_labeled, X_unlabeled], format="csr")
+    return np.vstack([X_labeled, X_unlabeled])
+
+
+def resolve_width(sigma, X_labeled, X_unlabeled, func):
+    """``(sigma, rule)``: the RBF width of a semi-supervised solver and the rule that gave it.
+
+    ``"scale"`` reads the width off the stacked training rows (:func:`scale_width`, half the median
+    distance between two of them) and returns the rule's name; a number is checked and returned
+    with ``rule`` None.
+    """
+    rule = None
+    if isinstance(sigma, str):
+        check_option(sigma, "sigma", func, SIGMA_RULES)
+        rule, sigma = sigma, scale_width(stack_rows(X_labeled, X_unlabeled))
+    return check_scalar(sigma, "sigma", func, low=0.0, low_closed=False), rule
+
+
 def stacked_training_kernel(X_labeled, X_unlabeled, func, *, kernel, sigma=None, kernel_degree=2, coef0=1.0,
                             dtype="float64"):
     """``(X, K)``: the training inputs ``[X_labeled; X_unlabeled]`` (labelled first) and their kernel.
@@ -776,13 +801,10 @@ def stacked_training_kernel(X_labeled, X_unlabeled, func, *, kernel, sigma=None,
     otherwise they are points (dense or sparse) and ``K`` is computed. A dense ``X`` is returned
     read-only.
     """
-    import scipy.sparse as sp
-
     l, u = X_labeled.shape[0], X_unlabeled.shape[0]
     n = l + u
-    sparse = sp.issparse(X_labeled) or sp.issparse(X_unlabeled)
-    X = sp.vstack([X_labeled, X_unlabeled], format="csr") if sparse else np.vstack([X_labeled, X_unlabeled])
-    if not sparse:
+    X = stack_rows(X_labeled, X_unlabeled)
+    if not sp.issparse(X):
         X.setflags(write=False)     # the model's own copy, never written; a kernel cache hashes it once
     if kernel == "precomputed" and X.shape != (n, n):
         raise ValueError(f"{func}: with kernel='precomputed', 'X_labeled' and 'X_unlabeled' must be the rows of the "

@@ -41,12 +41,10 @@ import numpy as np
 from toolkit._validation import check_option, check_scalar
 from toolkit import graphs
 from toolkit.graphs import METRICS, NEIGHBOR_SEARCHES, WEIGHTS
-from toolkit.kernels import DTYPES, KERNELS
+from toolkit.kernels import DTYPES, KERNELS, SIGMA_RULES
 
 __all__ = ["Kernel", "Graph", "Solver", "LowRank", "LocalSearch", "translate", "from_flat", "flat_name"]
 
-#: ``Kernel.sigma`` rules read off the data: ``"scale"``, the width of :func:`toolkit.kernels.scale_width`.
-SIGMA_RULES = ("scale",)
 #: The low-rank basis choices (:mod:`toolkit.manifold`): evenly spaced rows or k-means++ seeding.
 BASES = ("uniform", "kmeans++")
 #: The preconditioners of the PCG solver (:func:`toolkit.lapsvm`).

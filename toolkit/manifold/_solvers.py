@@ -39,9 +39,9 @@ from toolkit.early_stopping import StopEvent, make_rule, start_monitor, Validati
 from toolkit.graphs import (GRAPH_PARAMS, KNN_TREE_MAX_FEATURES, NEIGHBOR_SEARCHES, METRICS, POWER_MAX_DENSITY, WEIGHTS,
                             check_given_laplacian, choose_neighbor_search, graph_laplacian, iterated_laplacian,
                             knn_graph, knn_graph_from_kernel)
-from toolkit.specs import PRECONDITIONERS, SIGMA_RULES, Graph, Kernel, LowRank, Solver, translate
-from toolkit.kernels import (KERNELS, _blas_threads, check_dtype, cross_kernel, kernel_matrix, scale_width,
-                             stacked_training_kernel, thread_pools)
+from toolkit.specs import PRECONDITIONERS, Graph, Kernel, LowRank, Solver, translate
+from toolkit.kernels import (KERNELS, _blas_threads, check_dtype, cross_kernel, kernel_matrix, resolve_width,
+                             stack_rows, stacked_training_kernel, thread_pools)
 
 __all__ = ["lapsvm", "laprlsc", "lapsvm_dual", "LapSVMResult", "ConvergenceWarning"]
 
@@ -281,19 +281,12 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
     t0 = time.perf_counter()
     t_validation = t0 - t_enter
     if kernel == "rbf":
-        if isinstance(sigma, str):
-            check_option(sigma, "sigma", func, SIGMA_RULES)
-            sigma_rule = sigma
-            X_all = sp.vstack([X_l, X_u], format="csr") if sp.issparse(X_l) or sp.issparse(X_u) else np.vstack([X_l, X_u])
-            sigma = scale_width(X_all)
-            del X_all
-        sigma = check_scalar(sigma, "sigma", func, low=0.0, low_closed=False)
+        sigma, sigma_rule = resolve_width(sigma, X_l, X_u, func)
     if low_rank:                        # no n × n kernel: the reduced expansion builds K(X, Z) itself
         if precomputed:
             raise ValueError(f"The 'n_basis' parameter of {func} needs points: with kernel='precomputed' the "
                              "n × n kernel exists already; use n_basis=None.")
-        X = (sp.vstack([X_l, X_u], format="csr") if sp.issparse(X_l) or sp.issparse(X_u) else np.vstack([X_l, X_u]))
-        K = None
+        X, K = stack_rows(X_l, X_u), None
     else:
         X, K = stacked_training_kernel(X_l, X_u, func, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree,
                                        coef0=coef0, dtype=dtype)    # float32: computed in float32

@@ -378,7 +378,7 @@ def _path(X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, co
           normalized, degree, metric, laplacian_matrix, gamma_ratio, lambda_min, max_iter, ridge, callback, n_basis,
           basis, rng, neighbor_search):
     """Body of :func:`laplacian_svm_path` on the flat keywords."""
-    from toolkit.kernels import KERNELS, kernel_matrix, stacked_training_kernel
+    from toolkit.kernels import KERNELS, kernel_matrix, resolve_width, stack_rows, stacked_training_kernel
     func = "laplacian_svm_path"
     if not callable(kernel):
         check_option(kernel, "kernel", func, KERNELS)
@@ -399,10 +399,7 @@ def _path(X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, co
                                                                   kind=numbers.Integral, low=1)
     n_basis = check_scalar(n_basis, "n_basis", func, kind=numbers.Integral, low=1, allow_none=True)
     if kernel == "rbf" and isinstance(sigma, str):        # the width rule of toolkit.lapsvm
-        from toolkit.kernels import scale_width
-
-        check_option(sigma, "sigma", func, ("scale",))
-        sigma = scale_width(np.vstack([X_labeled, X_unlabeled]))
+        sigma = resolve_width(sigma, X_labeled, X_unlabeled, func)[0]
     if n_basis is not None:
         from toolkit.manifold import _lowrank as lowrank
 
@@ -410,7 +407,7 @@ def _path(X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, co
         if precomputed:
             raise ValueError(f"The 'n_basis' parameter of {func} needs points: with kernel='precomputed' the n × n "
                              "kernel exists already; use n_basis=None.")
-        X, K = np.vstack([X_labeled, X_unlabeled]), None
+        X, K = stack_rows(X_labeled, X_unlabeled), None
     else:
         X, K = stacked_training_kernel(X_labeled, X_unlabeled, func, kernel=kernel, sigma=sigma,
                                        kernel_degree=kernel_degree, coef0=coef0)
@@ -441,7 +438,7 @@ def _path(X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, co
 
         generator = None if rng is None else check_rng(rng)[0]
         X = X[lowrank.choose_basis(X, l, n_basis, basis, generator)]
-        G, B = low_rank_effective_kernel(np.vstack([X_labeled, X_unlabeled]), X, L, l, gamma_ratio, kernel=kernel,
+        G, B = low_rank_effective_kernel(stack_rows(X_labeled, X_unlabeled), X, L, l, gamma_ratio, kernel=kernel,
                                          sigma=sigma, kernel_degree=kernel_degree, coef0=coef0)
         graph = {**graph, "n_basis": int(X.shape[0]), "basis": basis, "n_samples": n}
 
