@@ -26,21 +26,18 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import LinearOperator
 
 from toolkit.manifold import _core as core
 from toolkit.manifold import _lowrank as lowrank
 from toolkit._contract import (BREAKDOWN, CALLBACK, CONVERGED, EARLY_STOP, MAX_ITER, ConvergenceWarning,
                                DegenerateFitWarning, ReadOnlyDict, is_converged, status_message,
                                warn_not_converged)
-from toolkit._validation import (check_consistent_rows, check_features, check_kernel_matrix, check_labels,
+from toolkit._validation import (check_consistent_rows, check_features, check_labels,
                                  check_matrix, check_option, check_rng, check_scalar, label_classes)
 from toolkit.early_stopping import StopEvent, make_rule, start_monitor, ValidationCheck, MixedCheck
-from toolkit.graphs import (GRAPH_PARAMS, KNN_TREE_MAX_FEATURES, NEIGHBOR_SEARCHES, METRICS, POWER_MAX_DENSITY, WEIGHTS,
-                            check_given_laplacian, choose_neighbor_search, graph_laplacian, iterated_laplacian,
-                            knn_graph, knn_graph_from_kernel)
+from toolkit.graphs import GRAPH_PARAMS, METRICS, NEIGHBOR_SEARCHES, POWER_MAX_DENSITY, WEIGHTS, check_given_laplacian
 from toolkit.specs import PRECONDITIONERS, Graph, Kernel, LowRank, Solver, translate
-from toolkit.kernels import (KERNELS, _blas_threads, check_dtype, cross_kernel, kernel_matrix, resolve_width,
+from toolkit.kernels import (KERNELS, _blas_threads, check_dtype, cross_kernel, resolve_width,
                              stack_rows, stacked_training_kernel, thread_pools)
 
 __all__ = ["lapsvm", "laprlsc", "lapsvm_dual", "LapSVMResult", "ConvergenceWarning"]
