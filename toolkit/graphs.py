@@ -53,30 +53,26 @@ METRICS = ("euclidean", "cosine", "manhattan", "sqeuclidean")
 NEIGHBOR_SEARCHES = ("auto", "kdtree", "sklearn", "pynndescent")
 
 #: ``neighbor_search="auto"``: dense points of at most this many features are searched exactly with
-#: scikit-learn's trees (O(n log n) per query batch). Measured (benchmarks/bench_neighbors.py, 2 cores,
-#: 20 neighbours): n = 8000, d = 2: trees 0.05 s; d = 256: 0.55 s.
+#: scikit-learn's trees (O(n log n) per query batch), whose cost grows with the number of features
+#: (see the benchmarks page, ``python benchmarks/bench_neighbors.py``).
 KNN_TREE_MAX_FEATURES = 16
 #: ``neighbor_search="auto"``: beyond :data:`KNN_TREE_MAX_FEATURES` features (or sparse points), sets of
-#: at least this many points are searched approximately by pynndescent. Its compilation costs about
-#: 30 s once per process; exact brute force costs O(n² d). Measured (benchmarks/bench_neighbors.py,
-#: SSL-book set 8, n = 83 679, 315 sparse binary features, 10 neighbours): scikit-learn's brute force
-#: about 185 s, pynndescent 7 s after compilation with 94 % recall (20 neighbours: 99.9 %).
+#: at least this many points are searched approximately by pynndescent: exact brute force costs
+#: O(n² d), which on sets this large outweighs pynndescent's compilation (once per process) and its
+#: missed neighbours (SSL-book set 8 on the benchmarks page, ``python benchmarks/bench_neighbors.py``).
 APPROXIMATE_MIN_SAMPLES = 50_000
 #: ``neighbor_search="auto"``: from this many points, the k-d tree is kept only for dense points of at
 #: most :data:`KNN_TREE_MAX_FEATURES_LARGE` features; more are searched approximately by pynndescent.
-#: An exact search's work grows steeply with n and d together. Measured (benchmarks/bench_neighbors.py
-#: ``--crossover``, 2026-11-27, Gaussian points, 20 neighbours, 2 cores; pynndescent after its
-#: compilation, which costs 19-23 s once per process; its recall 100 % on 1000 queries everywhere here):
-#: n = 50 000, d = 10 / 12 / 16: tree 3.6 / 6.7 / 13.5 s, pynndescent 3.1 / 3.1 / 2.8 s;
-#: n = 200 000, d = 8 / 10 / 12: tree 9.4 / 31.0 / 106 s, pynndescent 13.6 / 15.6 / 16.5 s.
-#: Under a metric no tree measures (cosine), scikit-learn's brute force costs O(n² d): 22.2 / 69.5 s
-#: against pynndescent's 3.1 / 6.3 s at n = 50 000 / 100 000, d = 8, so pynndescent from
-#: :data:`APPROXIMATE_MIN_SAMPLES` points there too.
+#: An exact search's work grows steeply with n and d together, pynndescent's hardly with d: the two
+#: thresholds are where the tree stops being the faster on Gaussian points (see the benchmarks page,
+#: ``python benchmarks/bench_neighbors.py --crossover``). Under a metric no tree measures (cosine),
+#: scikit-learn's brute force costs O(n² d), so pynndescent from :data:`APPROXIMATE_MIN_SAMPLES`
+#: points there too.
 KNN_TREE_LARGE_SAMPLES = 200_000
 KNN_TREE_MAX_FEATURES_LARGE = 10
 #: pynndescent builds a graph of ``APPROXIMATE_OVERSEARCH × k`` neighbours (at least
-#: :data:`APPROXIMATE_MIN_CANDIDATES`) and keeps the ``k`` nearest: its recall on ``k`` alone is poor when
-#: distances tie (set 8, k = 10: 36 % recall with 10 candidates, 94 % with 30).
+#: :data:`APPROXIMATE_MIN_CANDIDATES`) and keeps the ``k`` nearest: searching for ``k`` alone misses
+#: many true neighbours where distances tie (sparse binary features such as SSL-book set 8's).
 APPROXIMATE_OVERSEARCH = 3
 APPROXIMATE_MIN_CANDIDATES = 30
 #: how to install the approximate neighbour search (pynndescent), an extra of the package
@@ -85,8 +81,8 @@ ANN_INSTALL = 'pip install "ssl-toolkit[ann]"'
 #: ``x_i`` within ``KNN_TIE_RTOL · (d_k + s_i)`` of its k-th nearest distance ``d_k`` are tied and the
 #: tie goes to the smaller index (``s_i`` the point's scale, e.g. ``||x_i||``). Far above the rounding
 #: of a distance (about 1e-16 relative, up to ``d ε ||x||² / d_k`` for a BLAS product of ``d``
-#: features), far below the gaps between distinct distances of real data (smallest relative gap at the
-#: k-th neighbour, measured: G50C 1e-6, COIL20 8e-6, USPST 6e-5; PCMAC's and USPST's exact ties
+#: features), far below the gaps between distinct distances of real data (the smallest relative gap at
+#: the k-th neighbour is 1e-6 on G50C, 8e-6 on COIL20, 6e-5 on USPST; PCMAC's and USPST's exact ties
 #: aside, which are what the rule is for).
 KNN_TIE_RTOL = 1e-9
 #: The exact search returns ``k + KNN_EXTRA_CANDIDATES`` candidates per point; where the tie at the
@@ -133,8 +129,8 @@ def _kdtree_candidates(X, n_candidates, metric, func):
     """Each point's ``n_candidates`` nearest other points by SciPy's k-d tree (exact), shape (n, c).
 
     The queries run in the tree's own order of the points (``cKDTree.indices``), so consecutive
-    queries visit the same leaves: 10^6 two-dimensional points, 28 candidates, one thread: 3.3 s
-    against 6.8 s in the points' order and 10.4 s for scikit-learn's tree. Threads: numba's
+    queries visit the same leaves and find them in cache (faster than querying in the points' order,
+    and than scikit-learn's tree). Threads: numba's
     (``NUMBA_NUM_THREADS``, :func:`numba.set_num_threads`), as the package's other compiled loops.
     """
     from scipy.spatial import cKDTree
@@ -552,8 +548,8 @@ def _symmetric_edges(n, rows, cols, dist):
     Returns ``(indptr, indices, d)``: row ``i`` lists its neighbours in increasing index with the
     edge's distance. Distances are symmetric up to round-off; the first occurrence of an undirected
     edge in the order of ``rows`` / ``cols`` wins and both directions get its value, so the result is
-    exactly symmetric. One compiled counting sort, O(n + edges) (``np.unique`` over the edges' keys
-    took 3.0 s of the 10^6-point graph's 19 s).
+    exactly symmetric. One compiled counting sort, O(n + edges), rather than a sort of the edges'
+    keys (O(edges log edges)).
     """
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     cols = np.ascontiguousarray(cols, dtype=np.int64)
@@ -691,7 +687,7 @@ def knn_graph(X, *, neighbors=6, weight="binary", graph_sigma=None, metric="eucl
         Distance for the neighbour search and the weights (``"cosine"``: ``1 - cos∠(x, z)``).
     neighbor_search : {"auto", "kdtree", "sklearn", "pynndescent"}, default="auto"
         ``"kdtree"``: exact, SciPy's k-d tree queried in the tree's order of the points (dense points,
-        :data:`KDTREE_METRICS`; 10^6 two-dimensional points, 20 neighbours: a few seconds).
+        :data:`KDTREE_METRICS`).
         ``"sklearn"``: exact, scikit-learn's :class:`~sklearn.neighbors.NearestNeighbors` (trees for
         low-dimensional dense data, brute force otherwise: O(n² d) at worst). ``"pynndescent"``:
         approximate, NN-descent (Dong et al. 2011) on random-projection trees, about O(n^1.14 d)
@@ -735,11 +731,10 @@ def knn_graph(X, *, neighbors=6, weight="binary", graph_sigma=None, metric="eucl
     default heat width. With ``neighbor_search="pynndescent"`` the rule picks among NN-descent's
     candidates (step 3 is skipped: the candidates are approximate anyway).
 
-    The approximate search misses some true neighbours; its recall against the exact search
-    (the share of a point's k found neighbours no farther than its exact k-th neighbour) is
-    measured in ``benchmarks/bench_neighbors.py``: 94 % on SSL-book set 8 (k = 10, n = 83 679,
-    sparse binary features whose distances tie), 99.9 % there for k = 20, 100 % on the MNIST test
-    images (k = 10).
+    The approximate search misses some true neighbours, most where distances tie (sparse binary
+    features); its recall against the exact search (the share of a point's k found neighbours no
+    farther than its exact k-th neighbour) is on the benchmarks page
+    (``python benchmarks/bench_neighbors.py``).
 
     Examples
     --------
@@ -876,8 +871,8 @@ def knn_graph_from_kernel(K, *, neighbors=6, sigma=None, weight="binary", graph_
     within about ``σ sqrt(2 KNN_TIE_RTOL)`` (RBF) count as duplicates here. With ``sigma``, a tie that
     reaches beyond the row's candidates is settled over the entries that can lie within it,
     ``K_ij >= K_k exp(-2 t - 1e-12 (s_k + 1))`` (``K_k`` the k-th largest, ``s_k = -log K_k``,
-    ``t = KNN_TIE_RTOL (s_k + 1)`` the tie tolerance): the same graph as over the whole row (binary
-    features, SSL-book set 8, 10 000 points: 0.13 s instead of 0.95 s).
+    ``t = KNN_TIE_RTOL (s_k + 1)`` the tie tolerance): the same graph as over the whole row, without
+    scanning the whole row of every tied point.
     The linear kernel ``K = X Xᵀ`` gives the Euclidean graph of ``X`` (``d_ij = ||x_i - x_j||``).
 
     Examples
@@ -1087,7 +1082,7 @@ def _structural_nnz_exceeds(a_indptr, a_indices, b_indptr, b_indices, n_cols, li
 def _product_fills_in(A, B, limit):
     """Whether ``A @ B`` (CSR) has more than ``limit`` structural non-zeros, decided before forming it: at
     most ``Σ_i Σ_{j ∈ A_i} nnz(B_j)`` (its multiplications), else counted, stopping once past
-    ``limit`` (a dense power of a 362-point graph: 0.5 ms against 3.8 ms for the product)."""
+    ``limit``: cheaper than forming the product, which needs its values as well."""
     if int(np.diff(B.indptr)[A.indices].sum()) <= limit:
         return False
     return bool(_structural_nnz_exceeds(A.indptr, A.indices, B.indptr, B.indices, B.shape[1], float(limit)))
@@ -1141,8 +1136,8 @@ def iterated_laplacian(L, *, degree=1, max_density=None):
             return laplacian_operator(L, degree=degree)        # filling in: keep it matrix-free
         power = power @ L
     # (P + Pᵀ) / 2 from two sorted CSR matrices: a CSR transpose comes out sorted, so the product's
-    # unsorted rows are sorted by transposing twice (USPST(B), p = 2: 3.2 ms against 5.4 ms with
-    # scipy's sort of the rows; the same matrix bit for bit)
+    # unsorted rows are sorted by transposing twice (faster than scipy's sort of the rows; the same
+    # matrix bit for bit)
     transpose = power.T.tocsr()
     if not power.has_sorted_indices:
         power = transpose.T.tocsr()

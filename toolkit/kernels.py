@@ -6,7 +6,7 @@ float32 throughout, with single-precision BLAS, for half the memory and about ha
 matrix is filled in row blocks of at most ``block_size`` rows, so the temporary memory on top of the
 output stays bounded for large n; the n × m product is one BLAS call per block, or, for two sparse
 inputs with few non-zeros per feature, a compiled scatter straight into the dense output (chosen
-by a measured cost model, ``SCATTER_COST_RATIO``). The RBF exponentials in float64 are a vectorised
+by a cost model, ``SCATTER_COST_RATIO``). The RBF exponentials in float64 are a vectorised
 polynomial within one ulp of the correctly rounded ``exp``.
 
 The RBF kernel is eq. (19) of Gieseke et al. (2012), ``exp(-||x - z||² / (2 σ²))``,
@@ -139,8 +139,8 @@ _THREADPOOLS = []
 
 def thread_pools():
     """The process's ``threadpoolctl.ThreadpoolController``, created once: a fresh one (or
-    ``threadpool_info`` / ``threadpool_limits``) rescans the loaded libraries every time, 1-3 ms,
-    as much as a kernel of a few hundred points. NumPy's BLAS is loaded when this module is."""
+    ``threadpool_info`` / ``threadpool_limits``) rescans the loaded libraries every time, which costs
+    as much as a small kernel matrix. NumPy's BLAS is loaded when this module is."""
     if not _THREADPOOLS:
         from threadpoolctl import ThreadpoolController
 
@@ -288,8 +288,8 @@ def _rbf_from_gram_inplace(G, a, c, threads=1):
 @njit(parallel=True, cache=True)
 def _mirror_upper_to_lower(K):  # pragma: no cover - compiled
     """K[i, j] <- K[j, i] for j < i, in 32 × 32 tiles so both reads and writes stay in cache; within a
-    tile the source rows K[j, i0:i1] are read contiguously (n = 1455, one thread: 0.9 ms against 2.9 ms
-    reading the tile's columns, 64 × 64 tiles)."""
+    tile the source rows K[j, i0:i1] are read contiguously, which is faster than reading the tile's
+    columns or using larger tiles."""
     n = K.shape[0]
     tile = 32
     n_tiles = (n + tile - 1) // tile
@@ -307,14 +307,14 @@ def _mirror_upper_to_lower(K):  # pragma: no cover - compiled
 #: Sparse inputs with at most this many features (and a dense copy of at most SPARSE_DENSE_MAX_BYTES)
 #: may be densified for the kernel's product, when one dense GEMM is cheaper than the compiled sparse
 #: scatter (see SCATTER_COST_RATIO); SciPy's sparse product, which builds the n × m output as a sparse
-#: matrix, is never used for it (SSL-book set 8, n = 10 000: 4.4 s against 2.6 s densified).
+#: matrix, is never used for it (it is slower than densifying).
 SPARSE_DENSE_MAX_FEATURES = 4096
 SPARSE_DENSE_MAX_BYTES = 2 * 2**30
 #: Cost of one multiply-add of the sparse scatter (:func:`_scatter_gram`) in multiply-adds of a dense
 #: GEMM: two sparse inputs stay sparse when ``SCATTER_COST_RATIO * Σ_f nnz_X(f) nnz_Z(f) < n m d``.
-#: Measured on one core (SSL-book set 8, n = 10 000, 315 binary features, 15 non-zeros per row):
-#: the scatter does its 86 million multiply-adds in 0.20 s (float64 and float32), the dense GEMM its
-#: 31.5 billion in 1.05 s (float64) and 0.70 s (float32): a ratio of 70 to 95.
+#: A scatter's multiply-add, with its indirect addressing, costs about as much as this many of a
+#: GEMM's on one core, in float64 and float32, on sparse binary features (SSL-book set 8);
+#: ``python benchmarks/bench_kernels.py --low-rank`` times set 8's scatter against the dense GEMM.
 SCATTER_COST_RATIO = 70
 
 
@@ -595,8 +595,8 @@ def width_heuristic(X):
 
 
 #: :func:`scale_width` reads the pairwise distances of at most this many rows (a fixed-seed sample
-#: beyond it): 499 500 distances, a few milliseconds, and a median whose sampling error is below
-#: 1 % on the benchmark sets.
+#: beyond it): 499 500 distances, cheap next to a kernel matrix, and a median whose sampling error is
+#: below 1 % on the benchmark sets.
 MEDIAN_SAMPLE = 1000
 
 
@@ -610,12 +610,11 @@ def scale_width(X):
     ``gamma="scale"``: ``γ = 1 / (d Var(X))`` is the width ``σ² = d Var(X) / 2``, a quarter of the
     mean squared distance between rows. A row's kernel value at the median distance is then
     ``exp(-2) = 0.14``: the kernel neither collapses to the identity (``σ`` below the
-    nearest-neighbour distance) nor to a constant. Measured over the benchmark sets with
-    ``benchmarks/bench_defaults.py --defaults --splits 2``: the Laplacian SVM's error averaged over
-    seven tasks is 11.3 % at this width and 11.9 % at twice it (the whole median), with the
-    defaults' graph and weights. Not to be confused
-    with :func:`width_heuristic`, the bounding-box diagonal that Gieseke et al. multiply in their
-    grids (``sigma_scale``).
+    nearest-neighbour distance) nor to a constant. Of the widths tried on the benchmark sets, it
+    gives the Laplacian SVM with the default graph the smallest mean error, below twice it (the
+    whole median); see the benchmarks page, ``python benchmarks/bench_defaults.py --defaults
+    --splits 2``. Not to be confused with :func:`width_heuristic`, the bounding-box diagonal that
+    Gieseke et al. multiply in their grids (``sigma_scale``).
 
     Parameters
     ----------
