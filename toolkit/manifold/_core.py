@@ -45,8 +45,8 @@ _EPS = float(np.finfo(float).eps)
 
 #: K's product with up to this many columns is formed one column at a time by BLAS symv, which
 #: reads one triangle of the symmetric K: half the memory traffic of gemv, the bound of a PCG
-#: iteration (n = 10 000, one thread: 0.030 s against 0.069 s in float64, 0.018 s against 0.034 s in
-#: float32). With more columns one gemm, which reads K once for all of them, is faster.
+#: iteration (``python benchmarks/bench_lapsvm.py`` times an iteration against this product). With
+#: more columns one gemm, which reads K once for all of them, is faster.
 SYMV_MAX_COLUMNS = 4
 
 
@@ -75,7 +75,7 @@ def symmetric_product(K, threads=None):
     pools = thread_pools()
 
     def product(A, out):
-        with pools.limit(limits=threads, user_api="blas"):      # about 20 µs to enter and leave
+        with pools.limit(limits=threads, user_api="blas"):      # cheap to enter and leave
             return multiply(A, out)
     return product
 
@@ -403,8 +403,8 @@ def warm_up(dtype, L, hinge):
     timed solve: a 4-point PCG with the same kernel dtype, the same kind of ``L`` (CSR, dense or
     operator) and the same loss. Returns the seconds it took (0 when already warm).
 
-    The first solve in a fresh process otherwise pays the loading of numba's cached machine code
-    (0.1-0.2 s, 70x a G50C solve), which would be reported as solve time."""
+    The first solve in a fresh process otherwise pays the loading of numba's cached machine code,
+    many times a small solve, which would be reported as solve time."""
     import time
 
     import scipy.sparse as sp

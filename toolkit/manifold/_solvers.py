@@ -44,32 +44,21 @@ __all__ = ["lapsvm", "laprlsc", "lapsvm_dual", "LapSVMResult", "ConvergenceWarni
 
 
 #: ``preconditioner="auto"`` takes the two-level preconditioner from this many training points (or
-#: whenever ``n_coarse`` is given) and the paper's ``diag(1, K)`` below it. Measured (issue 27; two
-#: moons, l = 10, σ = 0.3, heat weights, γ_A = 1e-6, stability rule, one thread):
-#:
-#: * a hard setting (6 neighbours, γ_I = 1e-2 or 1e-3, three draws): the paper's preconditioner
-#:   needs 18-39 iterations below 1000 points, but 32-306 at 1000-1500, 40-966 at 1600-2000 and
-#:   1000 (max_iter) at 4000; the two-level one 14-28 at every n;
-#: * the seven tasks that chose the defaults (``benchmarks/bench_defaults.py --defaults``: 275 to
-#:   1797 points): the two-level preconditioner's early-stopped iterates err more, mean 12.59 %
-#:   against 11.35 % (SSL-book set 6: 20.96 against 17.32 %, with 18-24 iterations against 133), and
-#:   on Melacci & Belkin's COIL20(B) and PCMAC (10.56 / 10.06 % against LapSVMp's 9.17 / 9.24 %).
-#:
-#: So the threshold stays where the paper's preconditioner gives the better model on every measured
-#: real task; below it, a run the paper's preconditioner has not stopped after
-#: :data:`SWITCH_ITERATIONS` iterations gets the coarse correction from then on. On the easy setting (20 neighbours, γ_I = 1): n = 1000
-#: 0.010 s (paper's) against 0.013 s (two-level), 2000 0.036 / 0.039, 3000 0.124 / 0.085, 4000
-#: 0.238 / 0.142.
+#: whenever ``n_coarse`` is given) and the paper's ``diag(1, K)`` below it. On hard settings (few
+#: neighbours, small γ_I) the paper's preconditioner needs more iterations as n grows, up to
+#: ``max_iter`` at a few thousand points, while the two-level one keeps the count flat in n; but on
+#: the real tasks below this size (the seven that chose the defaults, Melacci & Belkin's COIL20(B)
+#: and PCMAC) the paper's early-stopped iterates err less. So the threshold stays above those tasks;
+#: below it, a run the paper's preconditioner has not stopped after :data:`SWITCH_ITERATIONS`
+#: iterations gets the coarse correction from then on.
 TWO_LEVEL_MIN_SAMPLES = 2500
 #: ``preconditioner="auto"`` below :data:`TWO_LEVEL_MIN_SAMPLES`: the paper's preconditioner for this
 #: many iterations, then, if PCG has not stopped, the two-level coarse correction added for the rest
-#: (``params["preconditioner_switch"]``: the first iteration with it). Measured (issue 27): on the
-#: hard setting above (n = 300-2400, three draws, γ_I = 1e-2 and 1e-3) at most 318 iterations
-#: instead of up to 1000 (max_iter; the default max_iter is 10 n), and 5 of the 6 runs that switch
-#: err less (mean -1.54 points). A switch at 100 iterations would bound them by 126, but the
-#: defaults' real tasks need the paper's long runs: LapSVMCV() on SSL-book COIL2 (l = 100, three
-#: splits) errs 7.02 % with it, 5.02 % at 150, 4.57 % at 200 and 4.14 % (unchanged) from 300; the
-#: seven tasks that chose the defaults all stop before 300 (the longest, SSL-book set 6, at 133).
+#: (``params["preconditioner_switch"]``: the first iteration with it). On the hard settings above
+#: the switch bounds the iterations far below ``max_iter`` (default ``10 n``), and most runs that
+#: switch err less. An earlier switch would bound them further but cuts the paper's long runs that
+#: real tasks need (LapSVMCV on SSL-book COIL2 with 100 labels errs more with a switch before this
+#: many iterations); the seven tasks that chose the defaults all stop before it.
 SWITCH_ITERATIONS = 300
 
 
@@ -86,9 +75,9 @@ def _resolve_preconditioner(preconditioner, n_samples, n_coarse):
 def default_coarse_size(n_samples):
     """Centres of the two-level preconditioner's coarse space by default: ``4 √n``, between 100 and 500.
 
-    Measured on two moons (20 neighbours, heat weights, γ_I = 1; benchmarks/bench_lapsvm_scaling.py):
-    at n = 16 000, 253 centres stopped at 2.3 % test error and 400 at 0.45 % (Newton's exact
-    solution: 0.25 %), for the same time.
+    On two moons this many centres bring the early-stopped iterate close to Newton's exact solution
+    in the time that about half as many take to stop at a clearly worse one; the bounds keep the
+    coarse solve small.
     """
     return int(min(500, max(100, round(4 * np.sqrt(n_samples)))))
 
@@ -353,9 +342,8 @@ def _warn_narrow_width(K, sigma, func):
     nearest neighbour's kernel value, ``d_nn = σ sqrt(-2 log k_max)``; the median over
     :data:`WIDTH_CHECK_ROWS` evenly spaced rows is compared with ``exp(-2)``. The threshold is half
     the distance, not the distance itself: on high-dimensional data the nearest neighbour is
-    nearly as far as the median row, and the measured default width (``sigma="scale"``) lies just
-    below the nearest-neighbour distance on USPS(2,5) (4.0 against 4.3) and G50C (5.1 against
-    7.7), where its fits are 98 % and 90 % accurate.
+    nearly as far as the median row, and the default width (``sigma="scale"``) lies just below the
+    nearest-neighbour distance on USPS(2,5) and G50C, where it fits well.
     """
     n = K.shape[0]
     if n < 3:
@@ -382,8 +370,8 @@ def _warn_one_class(result, K, func, f=None):
 
     Such a fit cannot be right (the labelled rows hold at least two classes); the usual causes are
     a kernel width far from the data's scale or weights that flatten ``f``. ``f``: the solver's own
-    ``K α + b`` on every training row when it has it (PCG's final product: at n = 10 000 the product
-    is 27 ms), else computed here.
+    ``K α + b`` on every training row when it has it (PCG's final product, which saves a product by
+    K), else computed here.
     """
     shape = np.shape(result.alpha)
     if f is not None and np.size(f) == int(np.prod(shape)):
@@ -489,7 +477,7 @@ def _finish(raw, *, func, method, loss, classes, params, X, timings, t_solve, wa
 def _blas_limit(threads):
     """Context limiting the BLAS thread pool (None: leave it alone), through the process's one
     :func:`toolkit.kernels.thread_pools` controller (a fresh ``threadpool_limits`` rescans the
-    loaded libraries every time, ~2-3 ms, as much as a few dozen PCG iterations on n = 1000)."""
+    loaded libraries every time, which costs as much as many PCG iterations on a small problem)."""
     if threads is None:
         return contextlib.nullcontext()
     return thread_pools().limit(limits=threads, user_api="blas")
@@ -624,8 +612,7 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
         def new_monitors(rule):       # a rule keeps state: each (separately trained) problem starts its own
             return [] if rule is None else [start_monitor(rule, period_n, None if val is None else len(val[1]))]
         # only the product by K is worth several BLAS threads: the rest of an iteration (the coarse
-        # solve, O(n) updates) is small, and threaded small calls cost more than they save (n = 5000,
-        # 2 threads: 34 ms per two-level iteration against 13 ms on one thread; now 5-7 ms)
+        # solve, O(n) updates) is small, and threaded small calls cost more than they save
         threads = _blas_threads() if blas_threads is None else blas_threads
         solve = dict(gamma_A=params["gamma_A"], gamma_I=params["gamma_I"], hinge=hinge, tol=tol, max_iter=max_iter,
                      callback=callback, dtype=K.dtype.type, coarse=coarse, intercept=intercept,
@@ -681,8 +668,8 @@ def _fit_reduced(func, hinge, X, L, degrees, Y, classes, params, timings, *, met
     ``γ_I θᵀ Φᵀ S L_sym S Φ θ`` and the loss reads ``f_i = s_i φ_iᵀθ``. A reduced expansion cannot
     follow the √d modulation that ``L_sym`` asks of ``f`` (its null space is ``D^{1/2} 1``), and
     without this change of coordinates it pays ``½ γ_I Σ w_ij (1/√d_i − 1/√d_j)²``-type terms that
-    grow with n: measured on two moons (20 neighbours, heat weights, γ_I = 1, r = 500) the test error
-    rose from 1.1 % at n = 16 000 to 33 % at n = 200 000, against 0.05-0.15 % with this scaling.
+    grow with n: on two moons they ruin the fit from about 10^5 points, where this scaling keeps the
+    test error of the exact kernel.
     ``decision_function`` returns ``h(x) = φ(x)ᵀθ``, which has the sign of ``f``.
     """
     n, l, C = X.shape[0], Y.shape[0], Y.shape[1]
@@ -699,7 +686,7 @@ def _fit_reduced(func, hinge, X, L, degrees, Y, classes, params, timings, *, met
     scale = None
     if params["normalized"] and degrees is not None:
         scale = np.sqrt(degrees / degrees.mean())
-        if sp.issparse(L):                                 # S L S entry by entry (two sparse products: 1.6 s at 10^6)
+        if sp.issparse(L):                                 # S L S entry by entry (not two sparse products)
             L = sp.csr_matrix(L, copy=True)
             L.data = (np.repeat(scale, np.diff(L.indptr)) * L.data) * scale[L.indices]
         else:                                              # L^p as an operator
