@@ -384,10 +384,8 @@ def svm_path(X, y, *, kernel="precomputed", sigma=None, kernel_degree=2, coef0=1
         symmetric positive semi-definite kernel matrix ``K`` of the training points; otherwise the
         points themselves.
     y : array-like of shape (n_samples,)
-        Labels: any two values (numbers, strings); ``classes[1]`` of the sorted pair is the
-        positive class. They are coded -1 / +1 (``+1`` for ``classes[1]``, as every two-class
-        solver of the toolkit does: :func:`toolkit._validation.encode_binary_labels`), so 0 / 1
-        or ``"neg"`` / ``"pos"`` give the path of -1 / +1. Both classes must be present.
+        Labels: any two values (numbers, strings), both present; ``classes[1]`` of the sorted pair
+        is coded +1, the other -1 (:func:`toolkit._validation.encode_binary_labels`).
     kernel : {"precomputed", "linear", "rbf", "polynomial"} or callable, default="precomputed"
         See :func:`toolkit.kernels.kernel_matrix`; the path keeps the points and the kernel, so
         ``decision_function`` takes points as ``X`` was given (kernel rows when precomputed).
@@ -400,35 +398,31 @@ def svm_path(X, y, *, kernel="precomputed", sigma=None, kernel_degree=2, coef0=1
         At most this many events; ``None`` means ``50 n_samples + 100``. Reaching it gives status 2
         and a :class:`~toolkit.ConvergenceWarning` (the path is then cut short at its last λ).
     ridge : float, default=0.0
-        How a singular elbow system (duplicated points, a rank-deficient kernel: the Cholesky
-        factorisation of ``K_EE`` fails or leaves a residual above 1e-7) is solved: with
+        A singular elbow system (duplicated points, a rank-deficient kernel: the Cholesky
+        factorisation of ``K_EE`` fails or leaves a residual above 1e-7) is solved with
         ``K_EE + δ I``, ``δ = ridge``, or ``δ = 1e-12 · max diag K_EE`` when ``ridge = 0`` (the
-        ridge step, whose limit is the minimum-norm least-squares step). Duplicates then share
-        their α equally. Every such step is counted in ``n_singular_steps`` and flagged in
-        ``history["singular"]`` and listed in ``fallbacks``; the decision function stays exact
-        (only α is non-unique).
+        ridge step, whose limit is the minimum-norm least-squares step); duplicates then share
+        their α equally and the decision function stays exact. Such steps are counted in
+        ``n_singular_steps``, flagged in ``history["singular"]`` and listed in ``fallbacks``.
     refresh : int, default=250
         Recompute ``h = K (y α) + α₀`` from scratch every ``refresh`` events (limits drift).
     callback : callable, default=None
-        ``callback(intermediate_result)`` at λ⁰ and after every event while the path continues
-        (the toolkit's one protocol, :mod:`toolkit._contract`), with an
-        :class:`~toolkit.IntermediateResult` of the breakpoint just reached: ``n_iter`` (events so
-        far), ``x`` (= ``alpha``), ``alpha0``, ``lam``, ``objective`` (the primal
-        ``Σ (1 - y_i f(x_i))_+ + (λ/2)‖w‖²`` at λ), ``margins`` (``y_i f(x_i)``), ``elbow_size``,
-        ``n_left``, ``event`` and ``decision_function(K_cross)``. Raising ``StopIteration`` ends
-        the path there (status 3); a rule of :mod:`toolkit.early_stopping` wrapped in
-        :class:`~toolkit.early_stopping.EarlyStopping` ends it with status 1, e.g. the
-        validation check when the error on validation points stops improving along λ. With a
-        callback the compiled loop returns to Python after every event (the elbow factor is then
-        rebuilt, ``O(m³)`` per event).
+        ``callback(intermediate_result)`` at λ⁰ and after every event (:mod:`toolkit._contract`),
+        with an :class:`~toolkit.IntermediateResult` of the breakpoint: ``n_iter`` (events so
+        far), ``x`` (= ``alpha``), ``alpha0``, ``lam``, ``objective`` (the primal above at λ),
+        ``margins`` (``y_i f(x_i)``), ``elbow_size``, ``n_left``, ``event`` and
+        ``decision_function(K_cross)``. Raising ``StopIteration`` ends the path there (status 3);
+        a rule of :mod:`toolkit.early_stopping` wrapped in
+        :class:`~toolkit.early_stopping.EarlyStopping` ends it with status 1. With a callback the
+        elbow factor is rebuilt after every event (``O(m³)``).
 
     Returns
     -------
     path : SvmPath
         Breakpoints (decreasing λ), α and α₀ there, ``coef(s)``, ``decision_function(K_cross, s)``
-        (signed: positive for ``classes[1]``), ``predict(K_cross, s)`` (the labels given),
-        ``classes``, ``plot()``, ``summary()``; ``converged``, ``status``, ``message`` (the toolkit's one status
-        table, :data:`toolkit.SOLVER_STATUS`), ``n_iter``, ``history``, ``stop``, ``fallbacks``.
+        (positive for ``classes[1]``), ``predict(K_cross, s)`` (the labels given), ``classes``,
+        ``plot()``, ``summary()``; ``converged``, ``status``, ``message``
+        (:data:`toolkit.SOLVER_STATUS`), ``n_iter``, ``history``, ``stop``, ``fallbacks``.
 
     Notes
     -----
@@ -439,11 +433,10 @@ def svm_path(X, y, *, kernel="precomputed", sigma=None, kernel_degree=2, coef0=1
     set; then λ⁰ is where the first minority point reaches the elbow.
 
     *Path following* (Theorem 1). Between events the elbow ``E`` is fixed and
-    ``(α₀, α_E) = (α₀ˡ, α_Eˡ) + (λ - λˡ) A_E⁻¹ yᵃ`` (eq. 23), solved here as
+    ``(α₀, α_E) = (α₀ˡ, α_Eˡ) + (λ - λˡ) A_E⁻¹ yᵃ`` (eq. 23), solved as
     ``K_EE c + b₀ 1 = y_E``, ``1ᵀ c = 0`` by a Cholesky factorisation of ``K_EE``, updated
-    when a point enters (row append) or leaves (rank-one downdate) the elbow; every direction's
-    residual is checked, and a failed check refactorises from scratch (then the ridge step when
-    the system is singular). The next
+    when a point enters (row append) or leaves (rank-one downdate) the elbow; a direction whose
+    residual check fails is recomputed from a fresh factorisation (then the ridge step). The next
     breakpoint is the largest λ < λˡ at which an elbow α reaches 0 or 1, or a point outside the
     elbow reaches ``y_i f(x_i) = 1``; simultaneous events (duplicated points) are processed
     together. When the elbow empties, α is fixed, α₀ is not unique (the midpoint of its
@@ -459,10 +452,10 @@ def svm_path(X, y, *, kernel="precomputed", sigma=None, kernel_degree=2, coef0=1
 
     *Cost*: ``O(l m)`` per event for ``dh/dλ`` of every point plus ``O(m²)`` for the elbow
     system (``m = |E|``; ``O(m³)`` only on refactorisation), ``O(l²)`` every ``refresh`` events,
-    and typically ``O(l)`` events (1.5-1.8 l in ``benchmarks/bench_paths.py``, where the whole
-    path costs about 1-3 scikit-learn ``SVC`` fits for l = 200-1000). The event loop is
-    compiled with numba (``toolkit.paths._svm_numba.follow``; the first call compiles it, cached on
-    disk); ``toolkit.paths._reference.svm_path_reference`` is the same algorithm in NumPy.
+    and typically ``O(l)`` events: the whole path costs a few scikit-learn ``SVC`` fits (see the
+    benchmarks page, ``python benchmarks/bench_paths.py``). The event loop is compiled with numba
+    (``toolkit.paths._svm_numba.follow``, cached on disk);
+    ``toolkit.paths._reference.svm_path_reference`` is the same algorithm in NumPy.
 
     References
     ----------

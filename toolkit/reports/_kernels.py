@@ -1,8 +1,8 @@
 """Jupyter kernels that run *this* interpreter and are reused for successive notebooks.
 
 Starting a kernel and importing NumPy, SciPy, pandas, scikit-learn, numba and the toolkit takes
-seconds, while a configuration of a reproduction fits in milliseconds. :class:`KernelSession`
-therefore starts one kernel and executes notebook after notebook in it (papermill injects each
+far longer than fitting a configuration of a reproduction. :class:`KernelSession` therefore starts
+one kernel and executes notebook after notebook in it (papermill injects each
 notebook's parameters; the user namespace is reset in between), and :class:`KernelPool` runs a few
 sessions side by side, one thread each.
 
