@@ -363,8 +363,8 @@ register_method(Method(
             "offset", "patience"),
     grid={"lam": _POW2, "lam_u": (0.1, 1.0)}, baseline="rlsc", family="s2rlsc", requires="toolkit.rls",
     regularization=("lam", "larger"), balance_param="balance",
-    # no warm start: starting the local search from the neighbouring grid point's labelling was
-    # measured to end in worse local optima (moons, 2 restarts) for no reliable speed-up
+    # no warm start: starting the local search from the neighbouring grid point's labelling ends
+    # in worse local optima (two moons) for no reliable speed-up
     description="semi-supervised RLSC by local search", citation="Gieseke et al. (2012)"))
 register_method(Method(
     "tsvm", _fit_tsvm, params=("C", "C_star_u", "s", "balance", "tol", "max_iter"),

@@ -32,7 +32,7 @@ __all__ = ["LapSVMCV", "LapRLSCCV", "S2RLSCCV", "SIGMA_FACTORS"]
 
 #: ``sigma="scale"`` of the cross-validated estimators searches these multiples of the width
 #: ``sigma="scale"`` of the plain estimators (:func:`toolkit.kernels.scale_width`, half the median
-#: distance between rows); measured in ``benchmarks/bench_defaults.py``.
+#: distance between rows); chosen with ``python benchmarks/bench_defaults.py`` (the benchmarks page).
 SIGMA_FACTORS = (1.0, 2.0)
 
 #: ``n_folds=None``: this many folds, or the largest class's labelled rows when fewer. Three folds
