@@ -517,11 +517,13 @@ class EarlyStopping:
     >>> import numpy as np
     >>> from toolkit import s2rlsc
     >>> from toolkit.early_stopping import EarlyStopping, StabilityCheck
+    >>> from toolkit.specs import LocalSearch
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(120, 3)); X[:60, 0] -= 3; X[60:, 0] += 3
     >>> y = np.r_[-np.ones(60), np.ones(60)]
     >>> lab = np.r_[0, 1, 60, 61]; unl = np.setdiff1d(np.arange(120), lab)
-    >>> fit = s2rlsc(X[lab], y[lab], X[unl], restarts=20, rng=0, callback=EarlyStopping(StabilityCheck()))
+    >>> fit = s2rlsc(X[lab], y[lab], X[unl], search=LocalSearch(restarts=20), rng=0,
+    ...              callback=EarlyStopping(StabilityCheck()))
     >>> fit.status, fit.stop.rule, len(fit.restarts) < 20
     (1, 'stability', True)
     """

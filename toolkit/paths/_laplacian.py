@@ -293,10 +293,7 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", graph
         Labelled points; with ``kernel="precomputed"`` their rows ``(n_labeled, n)`` of the training
         kernel matrix (columns: labelled points first), as in :func:`toolkit.lapsvm`.
     y_labeled : array-like of shape (n_labeled,)
-        Labels: any two values (numbers, strings); ``classes[1]`` of the sorted pair is the
-        positive class. They are coded -1 / +1 (``+1`` for ``classes[1]``) as by every two-class
-        solver of the toolkit, so 0 / 1 or ``"neg"`` / ``"pos"`` give the path of -1 / +1. Both
-        classes must be present.
+        Labels: any two values, both present, coded as in :func:`svm_path` (``classes[1]`` is +1).
     X_unlabeled : array-like of shape (n_unlabeled, n_features)
         May have zero rows (the supervised SVM path); kernel rows ``(n_unlabeled, n)`` with
         ``kernel="precomputed"``.
@@ -340,14 +337,19 @@ def laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", graph
     -------
     path : LaplacianSvmPath
         ``decision_function(X_new, s)`` takes raw points (signed: positive for ``classes[1]``);
-        ``predict(X_new, s)`` returns the labels given, ``classes`` the two of them. With ``n_basis``, ``X_train`` holds the
-        basis points and ``B`` maps to the expansion over them.
+        ``predict(X_new, s)`` returns the labels given, ``classes`` the two of them. With
+        ``low_rank``, ``X_train`` holds the basis points and ``B`` maps to the expansion over them.
 
     Notes
     -----
     Cost (exact model): one ``O(n³)`` factorisation of ``I + r L K`` (n = l + u) and ``O(n² l)`` to form G;
     then the path costs what :func:`svm_path` costs on an l × l kernel, quadratic in l per
-    event, independent of u (Wang et al. §2-3).
+    event, independent of u.
+
+    References
+    ----------
+    Wang, Qin & Huang, "Efficient computation and model selection in semi-supervised learning",
+    §2-3. M. Belkin, P. Niyogi, V. Sindhwani. Manifold Regularization. JMLR 7, 2006.
 
     Examples
     --------

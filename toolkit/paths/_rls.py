@@ -177,10 +177,8 @@ def rlsc_path(X, y, *, kernel="precomputed", sigma=None, kernel_degree=2, coef0=
         ``toolkit._validation.check_kernel_matrix``, the rule every precomputed kernel follows);
         otherwise the points.
     y : array-like of shape (n_samples,)
-        Class labels or real targets, as ``task`` reads them. Labels: any two values (numbers,
-        strings); ``classes[1]`` of the sorted pair is the positive class. They are coded -1 / +1
-        (``+1`` for ``classes[1]``) as by :func:`toolkit.rlsc` and every two-class solver, so
-        0 / 1 or ``"neg"`` / ``"pos"`` give the path of -1 / +1, and ``loo_error`` is defined.
+        Class labels or real targets, as ``task`` reads them. Labels: any two values, coded as in
+        :func:`toolkit.svm_path` (``classes[1]`` is +1).
     kernel : {"precomputed", "linear", "rbf", "polynomial"} or callable, default="precomputed"
         As in :func:`toolkit.svm_path`: ``decision_function`` then takes points as ``X`` was given.
     sigma, kernel_degree, coef0 : float, int, float, default=None, 2, 1.0
@@ -194,19 +192,23 @@ def rlsc_path(X, y, *, kernel="precomputed", sigma=None, kernel_degree=2, coef0=
         data-derived ``λ_max = s_max`` (the top eigenvalue of ``D K D``, where the leading
         component is shrunk by half) down to ``λ_max · lambda_min_ratio``.
     n_lambdas : int, default=100
+        Length of the default grid.
     lambda_min_ratio : float, default=1e-6
+        Smallest λ of the default grid relative to ``λ_max``.
     task : {"auto", "classification", "regression"}, default="auto"
         ``"classification"``: ``y`` must hold exactly two labels, fitted as -1 / +1 (``loo_error``
         and ``lambda_min`` by misclassification, ``classes`` recorded, ``predict`` returns the
         labels). ``"regression"``: ``y`` real targets fitted as given (``lambda_min`` by LOO
         MSE, ``loo_error`` NaN, ``classes`` None). ``"auto"``: classification when ``y`` holds
-        exactly two distinct values (or is not numeric), regression otherwise -- so real-valued
-        targets are fitted as before, and two-valued numeric targets meant as regression (0 / 1
-        fitted as 0 / 1) need ``task="regression"``.
+        exactly two distinct values (or is not numeric), regression otherwise; two-valued numeric
+        targets meant as regression (0 / 1 fitted as 0 / 1) need ``task="regression"``.
 
     Returns
     -------
     path : RlscPath
+        ``lambdas``, the LOO predictions, ``loo_error``, ``loo_mse``, ``gcv`` and ``df`` per λ,
+        ``lambda_min``, ``lambda_1se``, ``lambda_gcv``, ``coef(s)``, ``decision_function`` and
+        ``predict``.
 
     Notes
     -----

@@ -265,6 +265,13 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
            split_id=0):
     """Choose a solver's parameters on one split, refit, and score on the test points.
 
+    For every parameter combination θ of ``grid`` the selection error ``CV(θ)`` is the mean error
+    over the folds of the labelled points (or on V, or on T, by ``scenario``); ``lambda_min`` is
+    ``argmin_θ CV(θ)`` and ``lambda_1se`` the most regularised θ with
+    ``CV(θ) <= CV(lambda_min) + SE(lambda_min)`` (the one-standard-error rule of Hastie,
+    Tibshirani & Friedman, *The Elements of Statistical Learning*, §7.10; ``"labeled-cv"`` only,
+    elsewhere ``lambda_1se = lambda_min``).
+
     Parameters
     ----------
     method : str or Method
@@ -318,12 +325,15 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
     progress : bool, default=None
         tqdm progress bar (a widget in JupyterLab with the ``[lab]`` extra, text otherwise);
         ``None`` shows it when there is more than one job.
-    dataset, task, split_id : str, str, int
+    dataset, task, split_id : str, str, int, default="", "", 0
         Labels written into the tidy table.
 
     Returns
     -------
     Selection
+        The tidy table ``results`` (every fit's errors and seconds), ``summary_table``,
+        ``lambda_min``, ``lambda_1se``, ``best_params``, the refitted ``model`` and its
+        ``test_error`` / ``unlabeled_error``.
 
     Notes
     -----
