@@ -564,16 +564,14 @@ def s2rlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", offset=False, 
     x0 : array-like of shape (n_unlabeled,), default=None
         Warm start for the first restart, coded like ``y_labeled``; must satisfy the balance constraint.
     callback : callable, default=None
-        ``callback(intermediate_result)`` after every restart (the toolkit's one protocol,
-        :mod:`toolkit._contract`), with an :class:`~toolkit.IntermediateResult`: ``n_iter``
-        (restarts done), ``x`` and ``decisions`` (the best labelling so far of the free points,
-        ±1 with +1 the positive class), ``objective`` (its F), ``record`` (the
+        ``callback(intermediate_result)`` after every restart (:mod:`toolkit._contract`), with an
+        :class:`~toolkit.IntermediateResult`: ``n_iter`` (restarts done), ``x`` and ``decisions``
+        (the best labelling so far of the free points, ±1), ``objective`` (its F), ``record`` (the
         :class:`RestartRecord` of this restart), ``restart_objective``, ``coefficients`` and
         ``decision_function(X)`` of the best labelling (computed on use). Raising
-        ``StopIteration`` stops the restarts cleanly (status 3); a rule of
-        :mod:`toolkit.early_stopping` wrapped in :class:`~toolkit.early_stopping.EarlyStopping`
-        (e.g. the validation check on held-out points) stops them with status 1 and is recorded
-        in ``stop``.
+        ``StopIteration`` stops the restarts (status 3); a rule of :mod:`toolkit.early_stopping`
+        wrapped in :class:`~toolkit.early_stopping.EarlyStopping` stops them with status 1,
+        recorded in ``stop``.
     rng : None, int or numpy.random.Generator, default=None
         Seeds the Nyström basis, the random initial labellings and the search; the seed is
         stored in the result.
@@ -589,9 +587,9 @@ def s2rlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", offset=False, 
     S2RLSCResult
         ``labels_unlabeled`` (coded like ``y_labeled``), ``objective`` F, ``coefficients``,
         ``restart_objectives``, ``history``, counts, timings, ``predict`` / ``decision_function``;
-        ``converged``, ``status``, ``message`` from the toolkit's one status table
-        (:data:`toolkit.SOLVER_STATUS`: 0 every restart reached a local optimum, 1 an
-        early-stopping rule, 2 ``max_iter``, 3 the callback), ``stop``, ``fallbacks``.
+        ``converged``, ``status``, ``message`` (:data:`toolkit.SOLVER_STATUS`: 0 every restart
+        reached a local optimum, 1 an early-stopping rule, 2 ``max_iter``, 3 the callback),
+        ``stop``, ``fallbacks``.
 
     Raises
     ------
@@ -608,8 +606,10 @@ def s2rlsc(X_labeled, y_labeled, X_unlabeled, *, kernel="linear", offset=False, 
     consecutive iterations": for (1+1), a full round of the u free coordinates without an accepted
     flip, so every returned labelling is a local optimum w.r.t. valid single flips.
 
-    References: Gieseke et al. (2011) eq. 5-11, Algorithm 1, Theorems 1-2; Gieseke et al. (2012)
-    eq. 10-15, Algorithm 2, Appendix 1.
+    References
+    ----------
+    Gieseke et al. (2011) eq. 5-11, Algorithm 1, Theorems 1-2; Gieseke et al. (2012) eq. 10-15,
+    Algorithm 2, Appendix 1.
 
     Examples
     --------
