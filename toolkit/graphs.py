@@ -620,8 +620,8 @@ def _mean_neighbor_distance(dist, zero=0.0):
     point's tie tolerance :data:`KNN_TIE_RTOL` ``· s_i``, so that duplicates a few ulps apart stay
     duplicates) are left out. This is ``t = mean(DI(DI~=0))`` of LapSVMp's
     ``adjacency.m`` (Melacci 2012), the graph of Melacci & Belkin's experiments; the mean over the
-    undirected edges of the symmetrised graph is another number (about 5 % larger on COIL20(B), where
-    it changed PCG's early stop from LapSVMp's 64 iterations to 112). 1.0 when every distance is 0.
+    undirected edges of the symmetrised graph is another, larger number, which moves PCG's early
+    stop away from LapSVMp's on Melacci & Belkin's tasks. 1.0 when every distance is 0.
     """
     dist = np.asarray(dist, dtype=np.float64)
     positive = dist[dist > zero]

@@ -233,7 +233,7 @@ def _step_loop(W, S, Y, gamma_A, gamma_I, hinge, Ldata, Lindices, Lindptr, csr, 
         for i in range(n):
             if csr:
                 # row i of the CSR product, summed in storage order as SciPy's csr_matvec does;
-                # unsigned indices spare the negative-index check on every gather (2x faster)
+                # unsigned indices spare the negative-index check on every gather
                 acc = 0.0
                 for jj in range(np.uint64(Lindptr[i]), np.uint64(Lindptr[i + 1])):
                     acc += Ldata[jj] * fd[np.uint64(Lindices[jj]), c]
