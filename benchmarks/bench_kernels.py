@@ -15,7 +15,7 @@ points, alternating and keeping the fastest of ``--repeats``:
 
 ``--low-rank``: the kernel rows of the low-rank model (``n_basis``), ``K(X, Z)`` for ``--rows`` points
 against ``--basis`` basis points, built as the model builds them (row blocks of
-``toolkit.manifold._lowrank._BLOCK_ROWS``), against the floor of the same blocks. The sparse case
+``toolkit.training._BLOCK_ROWS``), against the floor of the same blocks. The sparse case
 (SSL-book set 8) is compared with the dense float64 GEMM of the same points when the data set is
 available.
 
@@ -76,12 +76,12 @@ def dense_cases(args):
 
 
 def low_rank_case(args):
-    from toolkit.manifold import _lowrank
+    from toolkit import training
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(args.rows, 2))
     Z = X[rng.choice(args.rows, args.basis, replace=False)]
-    block = _lowrank._BLOCK_ROWS
+    block = training._BLOCK_ROWS
 
     def ours():
         out = None

@@ -35,7 +35,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 EXAMPLES = ROOT / "examples"
-DOCUMENTED_MODULES = ["data", "kernels", "graphs", "rls", "transductive", "manifold", "early_stopping",
+DOCUMENTED_MODULES = ["data", "kernels", "graphs", "rls", "transductive", "manifold", "early_stopping", "training",
                       "paths", "selection", "estimators", "stats", "reports"]
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 

@@ -95,7 +95,8 @@ def strongly_connected(edges):
 LAYERS = {
     0: {"toolkit._validation", "toolkit._contract", "toolkit._compat", "toolkit._numba_cache", "toolkit._display",
         "toolkit._progress", "toolkit._dask", "toolkit._cv"},
-    1: {"toolkit.kernels", "toolkit.graphs", "toolkit.early_stopping", "toolkit.data", "toolkit.specs"},
+    1: {"toolkit.kernels", "toolkit.graphs", "toolkit.early_stopping", "toolkit.data", "toolkit.specs",
+        "toolkit.training"},
     2: {"toolkit.rls", "toolkit.manifold", "toolkit.transductive", "toolkit.paths"},
     3: {"toolkit._methods"},
     4: {"toolkit.selection", "toolkit.stats"},
@@ -130,3 +131,12 @@ def test_the_cycle_finder_finds_a_cycle_through_a_function_level_import():
     tree = import_graph()
     assert "toolkit.graphs" in tree["toolkit.manifold._solvers"]       # module-level imports are edges
     assert "toolkit.manifold" in tree["toolkit._methods"]               # so are imports inside functions
+
+
+def test_the_paths_reach_the_manifold_family_through_no_private_module():
+    """The Laplacian path builds its training set by :mod:`toolkit.training`, as the manifold solvers do."""
+    edges = import_graph()
+    private = sorted(f"{m} imports {t}" for m, targets in edges.items() if m.startswith("toolkit.paths")
+                     for t in targets if t.startswith("toolkit.manifold."))
+    assert private == []
+    assert "toolkit.training" in edges["toolkit.paths._laplacian"] and "toolkit.training" in edges["toolkit.manifold._solvers"]

@@ -308,7 +308,7 @@ def test_selection_runs_the_low_rank_model_as_the_function_does(method):
 
 
 def test_fewer_basis_points_than_labels_draws_among_the_labelled_points():
-    from toolkit.manifold._lowrank import choose_basis
+    from toolkit.training import choose_basis
 
     X = np.arange(40.0)[:, None]
     np.testing.assert_array_equal(choose_basis(X, 10, 4, "uniform", None), [0, 3, 6, 9])   # evenly spaced

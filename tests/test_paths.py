@@ -434,7 +434,7 @@ def test_effective_kernel_is_the_lapsvm_dual_kernel(r):
     """One construction: J K (I + r L K)⁻¹ Jᵀ written out densely, and lapsvm_dual's kernel
     J K (2γ_A I + 2γ_I L K)⁻¹ Jᵀ = G / (2γ_A) at r = γ_I / γ_A."""
     from toolkit.graphs import laplacian
-    from toolkit.manifold._core import effective_kernel as dual_kernel
+    from toolkit.training import lapsvm_dual_kernel as dual_kernel
     rng = np.random.default_rng(5)
     X = rng.normal(size=(25, 2))
     K = kernel_matrix(X, kernel="rbf", sigma=1.0)

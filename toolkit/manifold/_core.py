@@ -789,48 +789,6 @@ def _dense_LK(L, K):
     return np.asarray(LK.toarray() if hasattr(LK, "toarray") else LK, dtype=float)
 
 
-def effective_kernel(K, L, n_labeled, gamma_A, gamma_I):
-    """The LapSVM dual's kernel ``G = J K (2γ_A I + 2γ_I L K)⁻¹ Jᵀ`` and ``B = (2γ_A I + 2γ_I L K)⁻¹ Jᵀ``.
-
-    ``J = [I_l 0]`` picks the labelled points (the first ``n_labeled``). Belkin, Niyogi &
-    Sindhwani (2006) eq. (5)-(6): the expansion is ``α = B Y β`` for the dual variables β of the
-    SVM on ``G``; :func:`toolkit.lapsvm_dual` uses it as it is, :func:`toolkit.effective_kernel`
-    (the λ-path of Wang, Qin & Huang) with ``γ_A = 1/2``, ``γ_I = r/2``.
-
-    Parameters
-    ----------
-    K : ndarray of shape (n_samples, n_samples)
-    L : sparse matrix, ndarray or LinearOperator of shape (n_samples, n_samples)
-        The (iterated) Laplacian; not used when ``gamma_I == 0``.
-    n_labeled : int
-    gamma_A, gamma_I : float
-        ``gamma_A > 0`` or ``gamma_I > 0`` with ``2γ_A I + 2γ_I L K`` non-singular.
-
-    Returns
-    -------
-    G : ndarray of shape (n_labeled, n_labeled)
-        Symmetrised ``(G + Gᵀ) / 2`` (round-off).
-    B : ndarray of shape (n_samples, n_labeled)
-        ``G(x, x_i) = k(x)ᵀ B[:, i]`` for any point x.
-
-    Notes
-    -----
-    One LU factorisation of the dense ``n × n`` matrix, ``O(n³)``, then ``O(n² l)``; with
-    ``gamma_I == 0``, ``B = Jᵀ / (2γ_A)`` and no factorisation.
-    """
-    n = K.shape[0]
-    B = np.zeros((n, n_labeled))
-    B[np.arange(n_labeled), np.arange(n_labeled)] = 1.0
-    if gamma_I == 0.0:
-        B /= 2.0 * gamma_A
-    else:
-        M = 2.0 * gamma_I * _dense_LK(L, K)
-        M[np.diag_indices(n)] += 2.0 * gamma_A
-        B = sla.lu_solve(sla.lu_factor(M, check_finite=False), B, check_finite=False)
-    G = K[:n_labeled] @ B
-    return 0.5 * (G + G.T), B
-
-
 def _system(K, idx, base, top_base, L1, gamma_I):
     """The matrix ``Ĥ_E`` of eq. (11)/(12) with P = diag(1, K) factored out of the α rows."""
     n = K.shape[0]

@@ -22,7 +22,7 @@ adjacent block, so a block's Gram share reaches one or two other blocks instead 
 (two moons, n = 200 000, 20 neighbours, 4 blocks: each block reaches 2-3 blocks, itself included,
 against all four in the data's order).
 
-The numbers equal the single-process ones (:func:`toolkit.manifold._lowrank.reduced_system`) up to
+The numbers equal the single-process ones (:func:`toolkit.training.reduced_system`) up to
 the summation order of ``Φᵀ L Φ``.
 """
 from __future__ import annotations
@@ -34,7 +34,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from toolkit.kernels import kernel_matrix
-from toolkit.manifold._lowrank import nystrom_map
+from toolkit.training import nystrom_map
 
 __all__ = ["RowBlockFeatures", "reduced_system", "MIN_BLOCK_ROWS"]
 
@@ -81,7 +81,7 @@ class RowBlockFeatures:
     G : ndarray of shape (r + 1, r + 1)
         ``γ_I Φᵀ L Φ + diag(0, γ_A I)``.
     T : ndarray of shape (r, k)
-        The Nyström map of the basis (:func:`toolkit.manifold._lowrank.nystrom_map`).
+        The Nyström map of the basis (:func:`toolkit.training.nystrom_map`).
     n_blocks, n_workers : int
     """
 
@@ -126,7 +126,7 @@ class RowBlockFeatures:
 
 def reduced_system(client, X, Z, L, gamma_A, gamma_I, *, kernel, sigma, kernel_degree, coef0, dtype,
                    block_rows=None):
-    """:func:`toolkit.manifold._lowrank.reduced_system` with ``Φ`` in row blocks on ``client``'s workers.
+    """:func:`toolkit.training.reduced_system` with ``Φ`` in row blocks on ``client``'s workers.
 
     Parameters
     ----------

@@ -28,157 +28,20 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 import scipy.linalg as sla
 
 from toolkit._contract import (BREAKDOWN, CONVERGED, MAX_ITER, IntermediateResult, lazy,
                                run_callback)
-from toolkit._numba_cache import njit
 from toolkit.early_stopping import Progress
-from toolkit.kernels import kernel_matrix
-from toolkit.specs import BASES
+from toolkit.training import graph_gram, nystrom_map
 from toolkit.manifold._core import _errors, decisions_of, exact_line_search, loss_terms, run_monitors
 
-__all__ = ["BASES", "choose_basis", "nystrom_map", "graph_gram", "reduced_system", "TwoLevel", "labeled_rows", "newton_reduced", "pcg_reduced"]
+__all__ = ["TwoLevel", "labeled_rows", "newton_reduced", "pcg_reduced"]
 
 
-#: Rows of Φ per block when Φ = [1, K(X, Z) T] is formed (bounds the temporary kernel block).
-_BLOCK_ROWS = 16384
-#: Rows per block when G = γ_I Φᵀ L Φ is accumulated: the temporary L Φ block stays small and is
-#: reused, instead of fresh memory for every block, whose page faults slow the two-level set-up.
-_GRAM_BLOCK_ROWS = 2048
 #: Columns of K per block when the two-level preconditioner forms Φ = K_XZ T (bounds the gathered block).
 _BLOCK_COLUMNS = 2048
-
-
-def choose_basis(X, n_labeled, n_basis, basis, rng):
-    """Indices of the ``n_basis`` basis points: every labelled point, then unlabelled ones (with fewer
-    basis points than labelled ones: a uniform draw of the labelled points, evenly spaced for
-    ``rng=None``).
-
-    ``"uniform"`` draws the unlabelled part without replacement (``rng=None``: evenly spaced rows,
-    deterministic); ``"kmeans++"`` seeds it with
-    k-means++ (:func:`sklearn.cluster.kmeans_plusplus`, D² sampling) over the unlabelled points, which
-    spreads the basis over the data. Labelled points are always in the basis (their expansion terms
-    carry the labels). Returns sorted indices into the training rows.
-    """
-    n = X.shape[0]
-    extra = n_basis - n_labeled
-    if extra <= 0:                  # fewer basis points than labels: a uniform draw of the labelled ones
-        if rng is None:
-            return np.unique(np.linspace(0, n_labeled - 1, n_basis).round().astype(int))
-        return np.sort(rng.choice(n_labeled, size=n_basis, replace=False))
-    pool = np.arange(n_labeled, n)
-    if basis == "uniform":
-        if rng is None:                                    # deterministic: evenly spaced rows
-            chosen = pool[np.unique(np.linspace(0, pool.size - 1, extra).round().astype(int))]
-        else:
-            chosen = rng.choice(pool, size=extra, replace=False)
-    else:
-        from sklearn.cluster import kmeans_plusplus
-
-        seed = 0 if rng is None else int(rng.integers(2**31 - 1))
-        _, chosen_local = kmeans_plusplus(X[n_labeled:], extra, random_state=seed)
-        chosen = pool[chosen_local]
-    return np.concatenate([np.arange(n_labeled), np.sort(chosen)])
-
-
-def nystrom_map(K_ZZ, eps=float(np.finfo(np.float64).eps)):
-    """``T = U_k Λ_k^{-1/2}`` from ``K_ZZ = U Λ Uᵀ``, over the eigenvalues above ``r ε λ_max``.
-
-    ``eps`` is the machine epsilon of the arithmetic that will multiply by ``K`` (float32's for a
-    float32 kernel: directions below its resolution would carry coefficients whose products with
-    ``K`` cancel to noise).
-
-    ``w = T β`` turns ``wᵀ K_ZZ w`` into ``‖β‖²`` on the directions the basis resolves in floating
-    point; the raw coordinates ``w`` inherit ``K_ZZ``'s condition number (1e16 and more for a
-    Gaussian kernel on a few hundred close points), which wrecks every system solved in them.
-    """
-    r = K_ZZ.shape[0]
-    eigenvalues, eigenvectors = np.linalg.eigh(0.5 * (K_ZZ + K_ZZ.T))
-    keep = eigenvalues > r * eps * max(eigenvalues[-1], 0.0)
-    return eigenvectors[:, keep] / np.sqrt(eigenvalues[keep])
-
-
-def graph_gram(Phi, L, gamma_A, gamma_I):
-    """``G = γ_I Φᵀ L Φ + diag(0, γ_A I)`` for ``Φ = [1, features]``, ``L`` applied by row blocks.
-
-    A sparse ``L`` is applied by a compiled loop (:func:`_rows_times`) over row blocks taken in the
-    reverse Cuthill-McKee order of its graph (:func:`locality_order`): the rows of Φ a block reads
-    are then those of nearby points, read from cache by all their neighbours, and each block's
-    ``Φ_Bᵀ (L Φ)_B`` is one GEMM: several times faster at 10^6 points than SciPy's sparse product in
-    the points' order plus the GEMM.
-    """
-    n, k1 = Phi.shape
-    G = np.zeros((k1, k1))
-    if hasattr(L, "tocsr"):
-        L = L.tocsr()
-        order = locality_order(L)
-        rows = min(_GRAM_BLOCK_ROWS, n)
-        block = np.empty((rows, k1), dtype=Phi.dtype)
-        data = L.data.astype(Phi.dtype, copy=False)
-        identity = bool(np.array_equal(order, np.arange(n)))    # the points' order: slices, no gathered copy
-        for start in range(0, n, rows):                    # Φ_Bᵀ (L Φ)_B, summed over row blocks
-            stop = min(start + rows, n)
-            _rows_times(L.indptr, L.indices, data, order, Phi, start, stop, block)
-            picked = Phi[start:stop] if identity else Phi[order[start:stop]]
-            G += np.asarray(picked, dtype=np.float64).T @ np.asarray(block[:stop - start], dtype=np.float64)
-    else:                                                  # dense L or a LinearOperator
-        G += np.asarray(Phi, dtype=np.float64).T @ np.asarray(L @ np.asarray(Phi, dtype=np.float64))
-    G *= gamma_I
-    G = 0.5 * (G + G.T)                                    # symmetric to round-off
-    G[np.arange(1, k1), np.arange(1, k1)] += gamma_A
-    return G
-
-
-#: Below this many rows every row of Φ stays in cache anyway: the points' own order.
-_LOCALITY_MIN_ROWS = 2 * _BLOCK_ROWS
-
-
-def locality_order(L):
-    """An order of the rows of the sparse ``L`` in which neighbours in its graph lie close together:
-    reverse Cuthill-McKee (:func:`scipy.sparse.csgraph.reverse_cuthill_mckee`, O(nnz), small next to
-    the products it speeds up); the identity below :data:`_LOCALITY_MIN_ROWS` rows."""
-    n = L.shape[0]
-    if n < _LOCALITY_MIN_ROWS:
-        return np.arange(n, dtype=np.int64)
-    from scipy.sparse.csgraph import reverse_cuthill_mckee
-
-    return np.asarray(reverse_cuthill_mckee(L, symmetric_mode=True), dtype=np.int64)
-
-
-@njit(parallel=True, nogil=True, cache=True)
-def _rows_times(indptr, indices, data, order, Phi, start, stop, out):  # pragma: no cover - compiled
-    """``out[t - start] = L[order[t]] Φ`` for ``start <= t < stop`` (L in CSR)."""
-    k = Phi.shape[1]
-    for t in numba.prange(start, stop):
-        i = order[t]
-        row = out[t - start]
-        row[:] = 0.0
-        for p in range(indptr[i], indptr[i + 1]):
-            v = data[p]
-            source = Phi[indices[p]]
-            for c in range(k):
-                row[c] += v * source[c]
-
-
-def reduced_system(X, Z, L, gamma_A, gamma_I, *, kernel, sigma, kernel_degree, coef0, dtype):
-    """Nyström features ``Φ = [1, K(X, Z) T]`` (:func:`nystrom_map`) and ``G`` (:func:`graph_gram`).
-
-    Returns ``(Φ, G, T)``: ``Φ`` in ``dtype`` built by row blocks (no n × r kernel is kept beside
-    it), ``G`` in float64. Every system solved afterwards has its eigenvalues at least γ_A away
-    from zero.
-    """
-    n = X.shape[0]
-    T = nystrom_map(kernel_matrix(Z, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0))
-    Phi = np.empty((n, T.shape[1] + 1), dtype=dtype)
-    Phi[:, 0] = 1.0
-    for start in range(0, n, _BLOCK_ROWS):
-        stop = min(start + _BLOCK_ROWS, n)
-        Phi[start:stop, 1:] = kernel_matrix(X[start:stop], Z, kernel=kernel, sigma=sigma,
-                                            kernel_degree=kernel_degree, coef0=coef0) @ T
-    return Phi, graph_gram(Phi, L, gamma_A, gamma_I), T
 
 
 class TwoLevel:
@@ -187,7 +50,7 @@ class TwoLevel:
     ``P⁻¹ = diag(1, K)⁻¹ + Z_c H_c⁻¹ Z_cᵀ``: the paper's preconditioner plus an exact solve on the
     coarse space ``Z_c`` of the bias and the Nyström directions ``α = S_Z T β`` over ``r`` centres
     (additive two-level / coarse-grid correction, as in domain decomposition; the centres and
-    ``T`` as in :func:`reduced_system`). ``H_c = Z_cᵀ H Z_c = G + Φ_Eᵀ Φ_E`` is eq. (7)'s Hessian
+    ``T`` as in :func:`toolkit.training.reduced_system`). ``H_c = Z_cᵀ H Z_c = G + Φ_Eᵀ Φ_E`` is eq. (7)'s Hessian
     on that space -- the low-rank model's system, refactored whenever the error vectors ``E``
     change. Label information then spreads over the whole graph in one iteration instead of
     one neighbourhood per iteration, so the iteration count stops growing with n. Cost: O(n k)
@@ -204,7 +67,7 @@ class TwoLevel:
                              eps=float(np.finfo(K.dtype).eps))
         # K[:, index] read as the rows K[index]ᵀ (K is symmetric): contiguous rows instead of a gather
         # of r scattered entries from every row of K; by column blocks written into Φ = [1, K_XZ T]
-        # in place: no n × r temporary (fresh memory costs page faults; see _GRAM_BLOCK_ROWS)
+        # in place: no n × r temporary (fresh memory costs page faults; see toolkit.training._GRAM_BLOCK_ROWS)
         n = K.shape[0]
         Phi1 = np.empty((n, self.T.shape[1] + 1))
         Phi1[:, 0] = 1.0

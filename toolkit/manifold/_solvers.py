@@ -35,10 +35,10 @@ from toolkit._contract import (BREAKDOWN, CALLBACK, CONVERGED, EARLY_STOP, MAX_I
 from toolkit._validation import (check_consistent_rows, check_features, check_labels,
                                  check_matrix, check_option, check_rng, check_scalar, label_classes)
 from toolkit.early_stopping import StopEvent, make_rule, start_monitor, ValidationCheck, MixedCheck
-from toolkit.graphs import GRAPH_PARAMS, METRICS, NEIGHBOR_SEARCHES, POWER_MAX_DENSITY, WEIGHTS, check_given_laplacian
-from toolkit.specs import PRECONDITIONERS, Graph, Kernel, LowRank, Solver, translate
-from toolkit.kernels import (KERNELS, _blas_threads, check_dtype, cross_kernel, resolve_width,
-                             stack_rows, stacked_training_kernel, thread_pools)
+from toolkit.graphs import GRAPH_PARAMS, METRICS, NEIGHBOR_SEARCHES, POWER_MAX_DENSITY, WEIGHTS
+from toolkit.specs import BASES, PRECONDITIONERS, Graph, Kernel, LowRank, Solver, translate
+from toolkit.kernels import KERNELS, _blas_threads, check_dtype, cross_kernel, thread_pools
+from toolkit.training import choose_basis, lapsvm_dual_kernel, reduced_system, training_set
 
 __all__ = ["lapsvm", "laprlsc", "lapsvm_dual", "LapSVMResult", "ConvergenceWarning"]
 
@@ -231,7 +231,9 @@ class LapSVMResult:
 # ------------------------------------------------------------------------------ shared setup
 def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, coef0,
              gamma_A, gamma_I, neighbors, degree, normalized, weight, graph_sigma, metric, laplacian_matrix,
-             dtype, neighbor_search="auto", low_rank=False, rng=None):
+             dtype, neighbor_search="auto", low_rank=None, rng=None):
+    """The checked arguments, the training set (:func:`toolkit.training.training_set`), the coded labels,
+    the parameters and the timings of :func:`lapsvm`, :func:`laprlsc` and :func:`lapsvm_dual`."""
     t_enter = time.perf_counter()
     precomputed = kernel == "precomputed"
     X_l = check_matrix(X_labeled, "X_labeled", func, accept_sparse=not precomputed)
@@ -261,65 +263,42 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
     check_option(neighbor_search, "neighbor_search", func, NEIGHBOR_SEARCHES + ("kernel",))
     if not callable(kernel):
         check_option(kernel, "kernel", func, KERNELS)
-    sigma_rule = None
     kernel_degree = check_scalar(kernel_degree, "kernel_degree", func, kind=numbers.Integral, low=1)
     dtype = check_dtype(dtype, func)
-    t0 = time.perf_counter()
-    t_validation = t0 - t_enter
-    if kernel == "rbf":
-        sigma, sigma_rule = resolve_width(sigma, X_l, X_u, func)
-    if low_rank:                        # no n × n kernel: the reduced expansion builds K(X, Z) itself
-        if precomputed:
-            raise ValueError(f"The 'n_basis' parameter of {func} needs points: with kernel='precomputed' the "
-                             "n × n kernel exists already; use n_basis=None.")
-        X, K = stack_rows(X_l, X_u), None
-    else:
-        X, K = stacked_training_kernel(X_l, X_u, func, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree,
-                                       coef0=coef0, dtype=dtype)    # float32: computed in float32
-    t_kernel = time.perf_counter() - t0
-    K_full = K
-
-    t0 = time.perf_counter()
-    degrees = None                      # of the kNN graph, when built here (the low-rank model uses them)
-    searched = None                     # the neighbour search taken (recorded in the result's params)
+    graph_args = None
     if laplacian_matrix is not None:     # the graph is given: what would build one must not be set
-        L = check_given_laplacian(laplacian_matrix, func, n, degree=degree, max_density=POWER_MAX_DENSITY,
-                                  graph_args={k: (v, GRAPH_DEFAULTS[k]) for k, v in dict(
-                                      neighbors=neighbors, normalized=normalized, weight=weight,
-                                      graph_sigma=graph_sigma, metric=metric,
-                                      neighbor_search=neighbor_search).items()})
-        neighbors = normalized = weight = graph_sigma = metric = None
+        graph, graph_args = laplacian_matrix, {k: (v, GRAPH_DEFAULTS[k]) for k, v in dict(
+            neighbors=neighbors, normalized=normalized, weight=weight, graph_sigma=graph_sigma, metric=metric,
+            neighbor_search=neighbor_search).items()}
     else:
         degree = GRAPH_DEFAULTS["degree"] if degree is None else degree
         neighbors = check_scalar(neighbors, "neighbors", func, kind=numbers.Integral, low=1, high=n - 1)
-        if neighbor_search == "kernel" and (K_full is None or kernel != "rbf"):
+        if neighbor_search == "kernel" and (low_rank is not None or kernel != "rbf"):
             raise ValueError(f"The 'neighbor_search' parameter of {func} is 'kernel', which reads the graph off the "
                              "exact model's RBF kernel matrix. Got it with "
-                             f"{'the low-rank model' if K_full is None else f'kernel={kernel!r}'} instead; use 'auto'.")
-        built = Graph(n_neighbors=neighbors, weight=weight, sigma=graph_sigma, metric=metric, normalized=normalized,
-                      power=degree, neighbor_search=neighbor_search).build(
-            None if precomputed else X, max_density=POWER_MAX_DENSITY, rng=rng, kernel_matrix=K_full,
-            kernel_sigma=sigma if kernel == "rbf" else None)
-        L, degrees, searched = built.L, built.degrees, built.neighbor_search
-        t_graph_only, t_laplacian = built.seconds
-    t_graph = time.perf_counter() - t0
+                             f"{'the low-rank model' if low_rank is not None else f'kernel={kernel!r}'} instead; "
+                             "use 'auto'.")
+        graph = Graph(n_neighbors=neighbors, weight=weight, sigma=graph_sigma, metric=metric, normalized=normalized,
+                      power=degree, neighbor_search=neighbor_search)
+    t_validation = time.perf_counter() - t_enter
+    train = training_set(func, X_l, X_u, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree, coef0=coef0,
+                         graph=graph, laplacian_power=degree, graph_args=graph_args, low_rank=low_rank,
+                         dtype=dtype, max_density=POWER_MAX_DENSITY, rng=rng)      # float32: K computed in float32
+    if laplacian_matrix is not None:
+        neighbors = normalized = weight = graph_sigma = metric = None
 
     if len(classes) == 2:
         Y = np.where(y_idx == 1, 1.0, -1.0)[:, None]
     else:
         Y = np.where(y_idx[:, None] == np.arange(len(classes))[None, :], 1.0, -1.0)
-    if K is not None and kernel == "rbf":
-        _warn_narrow_width(K, sigma, func)
-    params = dict(kernel=kernel, sigma=sigma, sigma_rule=sigma_rule, kernel_degree=kernel_degree, coef0=coef0,
+    if train.K is not None and kernel == "rbf":
+        _warn_narrow_width(train.K, train.sigma, func)
+    params = dict(kernel=kernel, sigma=train.sigma, sigma_rule=train.sigma_rule, kernel_degree=kernel_degree, coef0=coef0,
                   gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, degree=degree,
                   normalized=None if normalized is None else bool(normalized), weight=weight,
                   graph_sigma=graph_sigma, metric=metric, n_labeled=l, n_unlabeled=u, dtype=np.dtype(dtype).name,
-                  neighbor_search=searched, laplacian_matrix=None if laplacian_matrix is None else "given")
-    timings = {"validation": t_validation, "kernel": t_kernel, "graph": t_graph}
-    if laplacian_matrix is None:     # the graph's share spent on L and its power (L^p)
-        timings["laplacian"] = t_laplacian
-        timings["graph"] = t_graph_only
-    return X, K, L, Y, classes, degrees, params, timings
+                  neighbor_search=train.neighbor_search, laplacian_matrix=None if laplacian_matrix is None else "given")
+    return train, Y, classes, params, {"validation": t_validation, **train.timings}
 
 
 #: The graph of the Laplacian solvers when they build it (``degree=None``: 2): the registry's
@@ -543,7 +522,7 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
     # evenly spaced rows, so that the default fit stays deterministic
     generator = None if rng is None else check_rng(rng)[0]
     n_basis = check_scalar(n_basis, "n_basis", func, kind=numbers.Integral, low=1, allow_none=True)
-    check_option(basis, "basis", func, lowrank.BASES)
+    check_option(basis, "basis", func, BASES)
     check_option(preconditioner, "preconditioner", func, PRECONDITIONERS)
     n_coarse = check_scalar(n_coarse, "n_coarse", func, kind=numbers.Integral, low=1, allow_none=True)
     if scheduler is not None:
@@ -557,11 +536,13 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
     blas_threads = check_scalar(blas_threads, "blas_threads", func, kind=numbers.Integral, low=1, allow_none=True)
     tol = check_scalar(tol, "tol", func, low=0.0)
     max_iter = check_scalar(max_iter, "max_iter", func, kind=numbers.Integral, low=0, allow_none=True)
-    X, K, L, Y, classes, degrees, params, timings = _prepare(
+    train, Y, classes, params, timings = _prepare(
         func, X_labeled, y_labeled, X_unlabeled, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree,
         coef0=coef0, gamma_A=gamma_A, gamma_I=gamma_I, neighbors=neighbors, degree=degree,
         normalized=normalized, weight=weight, graph_sigma=graph_sigma, metric=metric, laplacian_matrix=laplacian_matrix,
-        dtype=dtype, neighbor_search=neighbor_search, low_rank=n_basis is not None, rng=rng)
+        dtype=dtype, neighbor_search=neighbor_search, low_rank=None if n_basis is None else LowRank(n_basis, basis),
+        rng=rng)
+    X, K, L = train.X, train.K, train.L
     n, C = X.shape[0], Y.shape[1]
     l = Y.shape[0]
     params.update(intercept=intercept)
@@ -572,10 +553,10 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
                              f"one_vs_all='separate' with n_basis={n_basis} instead.")
         params.update(one_vs_all=one_vs_all)
     if n_basis is not None:
-        return _fit_reduced(func, hinge, X, L, degrees, Y, classes, params, timings, method=method, stop=stop,
+        return _fit_reduced(func, hinge, train, Y, classes, params, timings, method=method, stop=stop,
                             validation=validation, y_unlabeled=y_unlabeled, tol=tol, max_iter=max_iter, x0=x0,
-                            callback=callback, generator=generator, n_basis=n_basis, basis=basis,
-                            blas_threads=blas_threads, scheduler=scheduler, intercept=intercept)
+                            callback=callback, basis=basis, blas_threads=blas_threads, scheduler=scheduler,
+                            intercept=intercept)
     alpha0, b0 = _initial(x0, n, C, func)
     if not intercept and b0 is not None and np.any(b0 != 0):
         raise ValueError(f"The 'x0' parameter of {func} holds a bias b = {np.ravel(b0).tolist()}, but intercept=False "
@@ -599,7 +580,7 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
         r = min(n, default_coarse_size(n) if n_coarse is None else n_coarse)
 
         def make_coarse():
-            return lowrank.TwoLevel(K, L, lowrank.choose_basis(X, l, r, basis, generator), params["gamma_A"],
+            return lowrank.TwoLevel(K, L, choose_basis(X, l, r, basis, generator), params["gamma_A"],
                                     params["gamma_I"], hinge, l, intercept=intercept)
 
         if preconditioner == "two-level":
@@ -658,8 +639,8 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
     return result
 
 
-def _fit_reduced(func, hinge, X, L, degrees, Y, classes, params, timings, *, method, stop, validation, y_unlabeled,
-                 tol, max_iter, x0, callback, generator, n_basis, basis, blas_threads, scheduler=None, intercept=True):
+def _fit_reduced(func, hinge, train, Y, classes, params, timings, *, method, stop, validation, y_unlabeled,
+                 tol, max_iter, x0, callback, basis, blas_threads, scheduler=None, intercept=True):
     """eq. (7) on the reduced expansion over ``n_basis`` training points (:mod:`toolkit.manifold._lowrank`).
 
     With the normalised Laplacian of a graph built here, the expansion models the degree-normalised
@@ -672,16 +653,13 @@ def _fit_reduced(func, hinge, X, L, degrees, Y, classes, params, timings, *, met
     test error of the exact kernel.
     ``decision_function`` returns ``h(x) = φ(x)ᵀθ``, which has the sign of ``f``.
     """
+    X, L, degrees = train.X, train.L, train.degrees
     n, l, C = X.shape[0], Y.shape[0], Y.shape[1]
-    if n_basis > n:
-        raise ValueError(f"The 'n_basis' parameter of {func} must be an int in [1, {n}] (the training points). "
-                         f"Got {n_basis} instead.")
     if x0 is not None:
         raise ValueError(f"The 'x0' parameter of {func} is not supported with n_basis (the warm start of the "
                          "reduced expansion is not defined). Got a value instead of None.")
     t0 = time.perf_counter()
-    index = lowrank.choose_basis(X, l, n_basis, basis, generator)
-    Z = X[index]
+    Z = train.Z
     dtype = np.float32 if params["dtype"] == "float32" else np.float64
     scale = None
     if params["normalized"] and degrees is not None:
@@ -694,7 +672,7 @@ def _fit_reduced(func, hinge, X, L, degrees, Y, classes, params, timings, *, met
     params.update(degree_normalized=scale is not None)
     with contextlib.ExitStack() as stack:
         if scheduler is None:
-            Phi, G, T = lowrank.reduced_system(X, Z, L, params["gamma_A"], params["gamma_I"], kernel=params["kernel"],
+            Phi, G, T = reduced_system(X, Z, L, params["gamma_A"], params["gamma_I"], kernel=params["kernel"],
                                                sigma=params["sigma"], kernel_degree=params["kernel_degree"],
                                                coef0=params["coef0"], dtype=dtype)
 
@@ -1034,16 +1012,17 @@ def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", graph=None, 
                          "'x0' nor 'callback'; pass None.")
     tol = check_scalar(tol, "tol", func, low=0.0, low_closed=False)
     max_iter = check_scalar(max_iter, "max_iter", func, kind=numbers.Integral, low=1, allow_none=True)
-    X, K, L, Y, classes, _, params, timings = _prepare(
+    train, Y, classes, params, timings = _prepare(
         func, X_labeled, y_labeled, X_unlabeled, gamma_A=gamma_A, gamma_I=gamma_I, dtype="float64", rng=rng,
         **_arguments(func, deprecated, OLD_DUAL_KEYWORDS, kernel=kernel, graph=graph))
+    X, K, L = train.X, train.K, train.L
     if params["gamma_A"] <= 0:
         raise ValueError(f"The 'gamma_A' parameter of {func} must be a float in (0, inf). Got 0.0 instead.")
     t0 = time.perf_counter()
     n, C = X.shape[0], Y.shape[1]
     l = Y.shape[0]
     gA, gI = params["gamma_A"], params["gamma_I"]
-    G, Xsol = core.effective_kernel(K, L, l, gA, gI)      # Xsol = (2γ_A I + 2γ_I L K)⁻¹ J_Lᵀ
+    G, Xsol = lapsvm_dual_kernel(K, L, l, gA, gI)      # Xsol = (2γ_A I + 2γ_I L K)⁻¹ J_Lᵀ
     alpha = np.zeros((n, C))
     b = np.zeros(C)
     svc_iterations = np.zeros(C, dtype=int)

@@ -30,12 +30,11 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from toolkit.manifold._core import effective_kernel as _lapsvm_dual_kernel
 from toolkit.paths._svm import SvmPath, _labels_of, _svm_path
 from toolkit._validation import (check_features, check_kernel_matrix, check_matrix, check_option, check_scalar,
                                  encode_binary_labels)
-from toolkit.graphs import check_given_laplacian
-from toolkit.specs import Graph, Kernel, LowRank, translate
+from toolkit.specs import BASES, Graph, Kernel, LowRank, translate
+from toolkit.training import lapsvm_dual_kernel, reduced_system, training_set
 
 __all__ = ["LaplacianSvmPath", "laplacian_svm_path", "effective_kernel", "low_rank_effective_kernel"]
 
@@ -63,24 +62,23 @@ def effective_kernel(K, L, n_labeled, gamma_ratio):
     Notes
     -----
     One LU factorisation of the n × n matrix ``I + r L K``, ``O(n³)``, then ``O(n² l)``: the
-    LapSVM dual's kernel ``toolkit.manifold._core.effective_kernel`` at ``γ_A = 1/2``, ``γ_I = r/2``.
+    LapSVM dual's kernel :func:`toolkit.training.lapsvm_dual_kernel` at ``γ_A = 1/2``, ``γ_I = r/2``.
     """
-    return _lapsvm_dual_kernel(K, L, n_labeled, 0.5, 0.5 * gamma_ratio)
+    return lapsvm_dual_kernel(K, L, n_labeled, 0.5, 0.5 * gamma_ratio)
 
 
 def low_rank_effective_kernel(X, Z, L, n_labeled, gamma_ratio, *, kernel, sigma, kernel_degree, coef0):
     """:func:`effective_kernel` of the reduced expansion over the basis ``Z``, with no n × n matrix.
 
     ``G = Φ_L M⁻¹ Φ_Lᵀ`` and ``B = T M⁻¹ Φ_Lᵀ`` (r × l: the expansion over ``Z`` is ``B (y α) / λ``),
-    ``Φ = K(X, Z) T`` the Nyström features (:func:`toolkit.manifold._lowrank.nystrom_map`),
-    ``M = I + r Φᵀ L Φ`` (formed by row blocks, :func:`toolkit.manifold._lowrank.reduced_system`).
+    ``Φ = K(X, Z) T`` the Nyström features (:func:`toolkit.training.nystrom_map`),
+    ``M = I + r Φᵀ L Φ`` (formed by row blocks, :func:`toolkit.training.reduced_system`).
     """
     import scipy.linalg as sla
-    from toolkit.manifold import _lowrank as lowrank
 
     if L is None:
         L = sp.csr_matrix((X.shape[0], X.shape[0]))
-    Phi, gram, T = lowrank.reduced_system(X, Z, L, 0.0, 1.0, kernel=kernel, sigma=sigma,
+    Phi, gram, T = reduced_system(X, Z, L, 0.0, 1.0, kernel=kernel, sigma=sigma,
                                           kernel_degree=kernel_degree, coef0=coef0, dtype=np.float64)
     Phi_L = Phi[:n_labeled, 1:]                         # the bias column is not in the path's penalty
     M = np.eye(T.shape[1]) + gamma_ratio * gram[1:, 1:]
@@ -380,11 +378,10 @@ def _path(X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, co
           normalized, degree, metric, laplacian_matrix, gamma_ratio, lambda_min, max_iter, ridge, callback, n_basis,
           basis, rng, neighbor_search):
     """Body of :func:`laplacian_svm_path` on the flat keywords."""
-    from toolkit.kernels import KERNELS, kernel_matrix, resolve_width, stack_rows, stacked_training_kernel
+    from toolkit.kernels import KERNELS, kernel_matrix
     func = "laplacian_svm_path"
     if not callable(kernel):
         check_option(kernel, "kernel", func, KERNELS)
-    precomputed = kernel == "precomputed"
     X_labeled = check_matrix(X_labeled, "X_labeled", func, accept_sparse=False)
     X_unlabeled = check_matrix(X_unlabeled, "X_unlabeled", func, accept_sparse=False, allow_empty=True)
     if X_unlabeled.ndim == 2 and X_unlabeled.shape[0] > 0:
@@ -400,48 +397,36 @@ def _path(X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, co
     max_iter = 50 * l + 100 if max_iter is None else check_scalar(max_iter, "max_iter", func,
                                                                   kind=numbers.Integral, low=1)
     n_basis = check_scalar(n_basis, "n_basis", func, kind=numbers.Integral, low=1, allow_none=True)
-    if kernel == "rbf" and isinstance(sigma, str):        # the width rule of toolkit.lapsvm
-        sigma = resolve_width(sigma, X_labeled, X_unlabeled, func)[0]
+    low_rank = None
     if n_basis is not None:
-        from toolkit.manifold import _lowrank as lowrank
-
-        check_option(basis, "basis", func, lowrank.BASES)
-        if precomputed:
-            raise ValueError(f"The 'n_basis' parameter of {func} needs points: with kernel='precomputed' the n × n "
-                             "kernel exists already; use n_basis=None.")
-        X, K = stack_rows(X_labeled, X_unlabeled), None
-    else:
-        X, K = stacked_training_kernel(X_labeled, X_unlabeled, func, kernel=kernel, sigma=sigma,
-                                       kernel_degree=kernel_degree, coef0=coef0)
-    n = X.shape[0]
-    if n_basis is not None and n_basis > n:
-        raise ValueError(f"The 'n_basis' parameter of {func} must be an int in [1, {n}] (the training points). "
-                         f"Got {n_basis} instead.")
+        check_option(basis, "basis", func, BASES)
+        low_rank = LowRank(n_basis, basis)
+    graph_spec, graph_args = None, None
     if laplacian_matrix is not None:     # the graph is given: what would build one must not be set
-        L = check_given_laplacian(laplacian_matrix, func, n, degree=degree, graph_args=graph_arguments(
+        graph_spec, graph_args = laplacian_matrix, graph_arguments(
             neighbors=neighbors, weight=weight, graph_sigma=graph_sigma, normalized=normalized, metric=metric,
-            neighbor_search=neighbor_search))
+            neighbor_search=neighbor_search)
         graph = {"laplacian_matrix": "given", "degree": degree}
     elif gamma_ratio == 0.0:
-        L, graph = None, {"laplacian_matrix": "unused (gamma_ratio=0)"}
+        graph = {"laplacian_matrix": "unused (gamma_ratio=0)"}
     else:
         graph = {"neighbors": neighbors, "weight": weight, "graph_sigma": graph_sigma, "normalized": normalized,
                  "degree": degree, "metric": metric}
         check_scalar(degree, "degree", func, kind=numbers.Integral, low=1)
-        L = Graph(n_neighbors=neighbors, weight=weight, sigma=graph_sigma, metric=metric, normalized=normalized,
-                  power=degree, neighbor_search=neighbor_search).build(
-            None if precomputed else X, rng=rng, kernel_matrix=K, kernel_sigma=sigma if kernel == "rbf" else None).L
+        graph_spec = Graph(n_neighbors=neighbors, weight=weight, sigma=graph_sigma, metric=metric,
+                           normalized=normalized, power=degree, neighbor_search=neighbor_search)
+    train = training_set(func, X_labeled, X_unlabeled, kernel=kernel, sigma=sigma, kernel_degree=kernel_degree,
+                         coef0=coef0, graph=graph_spec, laplacian_power=degree, graph_args=graph_args,
+                         low_rank=low_rank, rng=rng)
+    X, L, sigma, n = train.X, train.L, train.sigma, train.n_samples
     if callback is not None and not callable(callback):
         raise TypeError(f"The 'callback' parameter of {func} must be callable or None. Got {callback!r} instead.")
     if n_basis is None:
-        G, B = effective_kernel(K, L, l, gamma_ratio)
+        G, B = effective_kernel(train.K, L, l, gamma_ratio)
     else:                     # the reduced expansion: X_train becomes the basis, B maps onto it
-        from toolkit._validation import check_rng
-
-        generator = None if rng is None else check_rng(rng)[0]
-        X = X[lowrank.choose_basis(X, l, n_basis, basis, generator)]
-        G, B = low_rank_effective_kernel(stack_rows(X_labeled, X_unlabeled), X, L, l, gamma_ratio, kernel=kernel,
-                                         sigma=sigma, kernel_degree=kernel_degree, coef0=coef0)
+        X = train.Z
+        G, B = low_rank_effective_kernel(train.X, X, L, l, gamma_ratio, kernel=kernel, sigma=sigma,
+                                         kernel_degree=kernel_degree, coef0=coef0)
         graph = {**graph, "n_basis": int(X.shape[0]), "basis": basis, "n_samples": n}
 
     def extend(alpha, alpha0, lam):
