@@ -356,6 +356,29 @@ def encode_labels_as(y, classes, name, func, *, n_rows=None, rows_name=None, sou
     return np.where(y == classes[1], 1.0, -1.0)
 
 
+def one_vs_rest_targets(codes, n_classes):
+    """The ±1 targets of the binary problems of ``n_classes`` classes, one column each.
+
+    ``codes`` index the sorted classes (``np.unique(y, return_inverse=True)``). Two classes give one
+    problem, ``+1`` for ``classes[1]`` (as :func:`encode_binary_labels`, scikit-learn's convention
+    for ``decision_function``); more give one per class, ``+1`` for class ``k`` in column ``k``.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, 1) or (n_samples, n_classes), float64
+
+    Examples
+    --------
+    >>> one_vs_rest_targets(np.array([0, 1, 1]), 2).ravel().tolist()
+    [-1.0, 1.0, 1.0]
+    >>> one_vs_rest_targets(np.array([0, 2, 1]), 3).tolist()
+    [[1.0, -1.0, -1.0], [-1.0, -1.0, 1.0], [-1.0, 1.0, -1.0]]
+    """
+    codes = np.asarray(codes)
+    positives = np.array([1]) if n_classes == 2 else np.arange(n_classes)
+    return np.where(codes[:, None] == positives[None, :], 1.0, -1.0)
+
+
 # scikit-learn's marker of unlabelled rows (LabelSpreading, SelfTrainingClassifier): the reading of
 # ``unlabeled=None`` when ``y`` holds no missing label
 SKLEARN_UNLABELED = -1

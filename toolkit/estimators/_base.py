@@ -27,7 +27,7 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, c
 
 from toolkit._compat import validate_data
 from toolkit._validation import (SKLEARN_UNLABELED, _is_nan, check_labeled_classes, describe_marker, marker_mask,
-                                 missing_labels, resolve_unlabeled)
+                                 missing_labels, one_vs_rest_targets, resolve_unlabeled)
 from toolkit.estimators._scoring import _accuracy_on_labeled_rows
 from toolkit.specs import FLAT_KEYWORDS, Kernel, from_flat
 
@@ -45,12 +45,13 @@ def _marker_hint(y, marker):
     return ""
 
 
-#: The estimators' names (scikit-learn's) of quantities that the functions' specs and the selection's
-#: registry name otherwise: the graph's neighbours, the Laplacian's power ``p`` (scikit-learn's
-#: ``degree`` is a polynomial kernel's) and the seed. The old names are understood for one release.
+#: The estimators' parameters of the previous release and their names now (scikit-learn's): the
+#: graph's neighbours, the Laplacian's power ``p`` (scikit-learn's ``degree`` is a polynomial
+#: kernel's) and the seed. The old names are understood for one release.
 RENAMED = {"neighbors": "n_neighbors", "degree": "laplacian_power", "rng": "random_state"}
-#: The functions' and the registry's names of the renamed hyper-parameters.
-FUNCTION_NAMES = {new: old for old, new in RENAMED.items()}
+#: The functions' and the registry's names of the estimators' hyper-parameters where they differ: the
+#: seed is the functions' ``rng`` (the graph's names are the same everywhere, :data:`toolkit.specs.FLAT_KEYWORDS`).
+FUNCTION_NAMES = {"random_state": "rng"}
 #: The default of a parameter of the previous release: not set.
 DEPRECATED = "deprecated"
 
@@ -74,7 +75,7 @@ def current_params(estimator):
 
 
 def function_names(params):
-    """``params`` under the functions' and the registry's names (``n_neighbors`` -> ``neighbors``, ...)."""
+    """``params`` under the functions' and the registry's names (``random_state`` -> ``rng``)."""
     return {FUNCTION_NAMES.get(k, k): v for k, v in params.items()}
 
 
@@ -158,8 +159,9 @@ class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
 
         One-vs-rest: one binary fit for two classes, else one per class (a tuple of results).
         """
-        problems = [1] if classes.shape[0] == 2 else range(classes.shape[0])
-        results = [self._solve(X_labeled, np.where(codes == k, 1.0, -1.0), X_unlabeled, classes[k]) for k in problems]
+        targets = one_vs_rest_targets(codes, classes.shape[0])
+        positives = [classes[1]] if classes.shape[0] == 2 else list(classes)
+        results = [self._solve(X_labeled, targets[:, k], X_unlabeled, positive) for k, positive in enumerate(positives)]
         return results[0] if len(results) == 1 else tuple(results)
 
     def _iterations(self, result, n_classes):
