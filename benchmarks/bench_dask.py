@@ -134,7 +134,7 @@ def main():
     ds = toolkit.data.load("moons", n=args.n, noise=0.1, rng=0)
     split = toolkit.data.split(ds, l=40, rng=0)
     grid = {"sigma_scale": [0.05, 0.1, 0.2, 0.4], "gamma_A": [1e-4, 1e-2], "gamma_I": [0.1, 1.0]}
-    fixed = {"kernel": "rbf", "neighbors": 6, "method": "direct"}
+    fixed = {"kernel": "rbf", "n_neighbors": 6, "method": "direct"}
 
     def run(scheduler=None, warm_up=False):
         warm = {"grid": {"sigma_scale": [0.1], "gamma_A": [1e-2], "gamma_I": [1.0]}, "n_folds": 2} if warm_up else {}

@@ -138,6 +138,7 @@ def sweep(names, splits):
 
     from toolkit.kernels import scale_width
     from toolkit.manifold import laprlsc, lapsvm
+    from toolkit.specs import Graph, Kernel
 
     grid = list(itertools.product((1.0, 2.0), (6, 10), (1, 2),
                                   ((1e-6, 1e-2), (1e-6, 0.1), (1e-6, 1.0), (1e-4, 0.1), (1e-2, 0.1), (1e-6, 10.0))))
@@ -149,12 +150,12 @@ def sweep(names, splits):
                                                                                    ("laprlsc", laprlsc))):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")     # one-class fits of poor settings: their error says it
-                    fit = func(X[labeled], y[labeled], X[unlabeled], sigma=factor * width, neighbors=k, degree=p,
-                               gamma_A=ga, gamma_I=gi, weight="heat")
-                rows.append(dict(function=fname, sigma=f"{factor} x scale", neighbors=k, degree=p, gamma_A=ga,
+                    fit = func(X[labeled], y[labeled], X[unlabeled], kernel=Kernel("rbf", sigma=factor * width),
+                               graph=Graph(n_neighbors=k, power=p, weight="heat"), gamma_A=ga, gamma_I=gi)
+                rows.append(dict(function=fname, sigma=f"{factor} x scale", n_neighbors=k, laplacian_power=p, gamma_A=ga,
                                  gamma_I=gi, set=name, error=100 * np.mean(fit.predict(X[unlabeled]) != y[unlabeled])))
         print(f"{name} swept", file=sys.stderr, flush=True)
-    table = pd.DataFrame(rows).pivot_table(index=["function", "sigma", "neighbors", "degree", "gamma_A", "gamma_I"],
+    table = pd.DataFrame(rows).pivot_table(index=["function", "sigma", "n_neighbors", "laplacian_power", "gamma_A", "gamma_I"],
                                            columns="set", values="error")
     table["mean"] = table.mean(axis=1)
     with pd.option_context("display.width", 250, "display.max_rows", 400):

@@ -76,9 +76,9 @@ def precompute(X_train, graph):
                       kernel_degree=graph.get("kernel_degree", 2), coef0=1.0)
     t_kernel = time.perf_counter() - t0
     t0 = time.perf_counter()
-    W = knn_graph(X_train, neighbors=graph["neighbors"], weight=graph.get("weight", "heat"),
+    W = knn_graph(X_train, n_neighbors=graph["neighbors"], weight=graph.get("weight", "heat"),
                   graph_sigma=graph.get("graph_sigma"))
-    L = iterated_laplacian(graph_laplacian(W, normalized=True), degree=graph.get("degree", 1),
+    L = iterated_laplacian(graph_laplacian(W, normalized=True), power=graph.get("degree", 1),
                            max_density=POWER_MAX_DENSITY)                             # what lapsvm builds
     t_graph = time.perf_counter() - t0
     return K, L, t_kernel, t_graph
@@ -160,7 +160,7 @@ def iteration_cost(n, iters=40, repeats=5):
     y = np.where(X[:, 0] > 0, 1.0, -1.0)
     l = 50
     K64 = rbf_kernel(X, sigma=3.0)
-    L = laplacian(X, neighbors=10)
+    L = laplacian(X, n_neighbors=10)
     print(f"{'dtype':<9}{'threads':>8}{'K@v [ms]':>10}{'K v [ms]':>10}{'PCG iter [ms]':>15}{'ratio':>8}")
     for dtype in ("float64", "float32"):
         K = K64 if dtype == "float64" else K64.astype(np.float32)
@@ -201,7 +201,7 @@ def multiclass(repeats=3):
     lab, unl = split_indices(y, 50, 1409, seed=0)
     idx = np.r_[lab, unl]
     K = rbf_kernel(X[idx], sigma=9.4)
-    L = laplacian(X[idx], neighbors=10, degree=2)
+    L = laplacian(X[idx], n_neighbors=10, power=2)
     kw = dict(kernel="precomputed", gamma_A=1e-6, gamma_I=1e-2, laplacian_matrix=L, stop=None, tol=0.0, max_iter=60)
     ratios = []
     for _ in range(repeats):

@@ -6,7 +6,7 @@ and pynndescent's approximate search against the exact one on large sets of many
     python benchmarks/bench_neighbors.py --million [--dims 2 8] [--threads 2] [--compare]   # 10^6 points
     python benchmarks/bench_neighbors.py --crossover      # where 'auto' leaves the tree on large sets
 
-``--million``: ``knn_graph(X, neighbors=20, weight="heat")`` on 10^6 points (two moons for d = 2,
+``--million``: ``knn_graph(X, n_neighbors=20, weight="heat")`` on 10^6 points (two moons for d = 2,
 Gaussian points otherwise) with the search ``neighbor_search="auto"`` takes (SciPy's k-d tree up to 10
 features at this size, exact; pynndescent beyond, approximate, timed after its compilation),
 ``--threads`` threads, and its recall against scikit-learn's exact search on 1000 query points
@@ -104,10 +104,10 @@ def main():
             sigma = np.sqrt(d)
             K = kernel_matrix(X, kernel="rbf", sigma=sigma)
             t = time.perf_counter()
-            W_search = knn_graph(X, neighbors=20, weight="heat")
+            W_search = knn_graph(X, n_neighbors=20, weight="heat")
             t_search = time.perf_counter() - t
             t = time.perf_counter()
-            W_kernel = knn_graph_from_kernel(K, neighbors=20, sigma=sigma, weight="heat")
+            W_kernel = knn_graph_from_kernel(K, n_neighbors=20, sigma=sigma, weight="heat")
             t_kernel = time.perf_counter() - t
             print(f"n={n:5d} d={d:3d}: sklearn {t_search:.3f} s, from the kernel {t_kernel:.3f} s, "
                   f"ratio {t_kernel / t_search:5.2f}, max |W difference| {abs(W_search - W_kernel).max():.1e}",
@@ -132,7 +132,7 @@ def crossover(threads):
 
     numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
     rng = np.random.default_rng(0)
-    knn_graph(rng.normal(size=(200, 2)), neighbors=5)                 # compile the loops, not timed
+    knn_graph(rng.normal(size=(200, 2)), n_neighbors=5)                 # compile the loops, not timed
     print(f"pynndescent's compilation (once per process): {compile_pynndescent(rng):.1f} s; 'auto' keeps the "
           f"tree to {KNN_TREE_MAX_FEATURES_LARGE} features from {KNN_TREE_LARGE_SAMPLES} points", flush=True)
     for n, d in ((50_000, 10), (50_000, 12), (50_000, 16), (200_000, 8), (200_000, 10), (200_000, 12)):
@@ -140,7 +140,7 @@ def crossover(threads):
         row = []
         for search in ("kdtree", "pynndescent"):
             t = time.perf_counter()
-            W = knn_graph(X, neighbors=20, weight="heat", neighbor_search=search)
+            W = knn_graph(X, n_neighbors=20, weight="heat", neighbor_search=search)
             row.append(f"{search} {time.perf_counter() - t:6.1f} s (recall {100 * edge_recall(X, W, rng):.1f} %)")
         print(f"n={n:7d} d={d:3d}: {', '.join(row)}; auto: {choose_neighbor_search(X)}", flush=True)
     for n in (50_000, 100_000):        # no tree measures angles: scikit-learn's brute force, O(n² d)
@@ -148,7 +148,7 @@ def crossover(threads):
         row = []
         for search in ("sklearn", "pynndescent"):
             t = time.perf_counter()
-            knn_graph(X, neighbors=20, metric="cosine", neighbor_search=search)
+            knn_graph(X, n_neighbors=20, metric="cosine", neighbor_search=search)
             row.append(f"{search} {time.perf_counter() - t:6.1f} s")
         print(f"n={n:7d} d=  8, cosine: {', '.join(row)}; auto: {choose_neighbor_search(X, 'cosine')}", flush=True)
 
@@ -164,7 +164,7 @@ def million(dims, threads, compare=False):
 
     numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
     rng = np.random.default_rng(0)
-    knn_graph(rng.normal(size=(200, 2)), neighbors=5)                 # compile the loops, not timed
+    knn_graph(rng.normal(size=(200, 2)), n_neighbors=5)                 # compile the loops, not timed
     if compare or any(choose_neighbor_search(np.broadcast_to(0.0, (1_000_000, d))) == "pynndescent" for d in dims):
         print(f"pynndescent's compilation (once per process, not in the times below): "
               f"{compile_pynndescent(rng):.1f} s", flush=True)
@@ -175,7 +175,7 @@ def million(dims, threads, compare=False):
             searches.append("pynndescent")
         for search in searches:
             t = time.perf_counter()
-            W = knn_graph(X, neighbors=20, weight="heat", neighbor_search=search)
+            W = knn_graph(X, n_neighbors=20, weight="heat", neighbor_search=search)
             seconds = time.perf_counter() - t
             found = edge_recall(X, W, rng)
             print(f"n=1000000 d={d}: knn_graph {seconds:.1f} s with {threads} thread(s) "

@@ -42,9 +42,9 @@ def moons_task(n, seed=0):
 
 def mean_degree_laplacian(X, neighbors, degree, weight="heat"):
     """``((D - W) / d̄)^p`` of the kNN graph: the combinatorial Laplacian at the scale of ``L_sym``."""
-    W = knn_graph(X, neighbors=neighbors, weight=weight)
+    W = knn_graph(X, n_neighbors=neighbors, weight=weight)
     mean_degree = float(np.asarray(W.sum(axis=1)).mean())
-    return iterated_laplacian(graph_laplacian(W, normalized=False) / mean_degree, degree=degree)
+    return iterated_laplacian(graph_laplacian(W, normalized=False) / mean_degree, power=degree)
 
 
 def moons(ns):

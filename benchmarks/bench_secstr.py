@@ -92,7 +92,7 @@ def main():
     print(f"SSL-book set 8: n = {X.shape[0]}, d = {X.shape[1]} (sparse, {X.nnz / X.shape[0]:.0f} non-zeros per row), "
           f"σ = median distance = {sigma:.3f}")
     from toolkit.graphs import knn_graph
-    _, warm = timed(lambda: knn_graph(X[:3000], neighbors=5, neighbor_search="pynndescent"))
+    _, warm = timed(lambda: knn_graph(X[:3000], n_neighbors=5, neighbor_search="pynndescent"))
     print(f"warm-up (pynndescent's compilation): {warm:.0f} s")
     subsample = np.sort(np.random.default_rng(1).permutation(X.shape[0])[:args.subsample])
     rows = []

@@ -48,7 +48,7 @@ def main():
     cases = {
         "rlsc": ({"lam": [float(2.0**k) for k in range(-10, 11)]}, {"kernel": "rbf", "sigma": 0.3}),
         "laprlsc": ({"gamma_A": [1e-6, 1e-4, 1e-2], "gamma_I": [1e-2, 1.0, 10.0]},
-                    {"kernel": "rbf", "sigma": 0.3, "neighbors": 6}),
+                    {"kernel": "rbf", "sigma": 0.3, "n_neighbors": 6}),
     }
     print(f"moons n = {args.n}, l = 40, u = {len(s.unlabeled)}, {args.folds} folds")
     for method, (grid, fixed) in cases.items():

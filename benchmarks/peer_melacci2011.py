@@ -60,7 +60,7 @@ def peer_methods(experiment):
         solver = f.get("method", "newton" if p["method"] == "lapsvm" else "direct")
         opts = {"hinge": float(p["method"] == "lapsvm"), "cg": float(solver == "pcg"),
                 "stop": float(STOPS[f.get("stop")]), "gamma_A": float(f["gamma_A"]), "gamma_I": float(f["gamma_I"]),
-                "sigma": float(f["sigma"]), "nn": float(f["neighbors"]), "degree": float(f.get("degree", 1)),
+                "sigma": float(f["sigma"]), "nn": float(f["n_neighbors"]), "degree": float(f.get("laplacian_power", 1)),
                 "normalize": float(f.get("normalized", True)), "line_search": float(f.get("line_search", True)),
                 "weight": float(WEIGHTS[f.get("weight", "heat")]), "graph_sigma": float(f.get("graph_sigma") or 0.0)}
         out.setdefault(c.task, []).append((c.method, opts, p))

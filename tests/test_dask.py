@@ -17,7 +17,7 @@ from toolkit.selection import select  # noqa: E402
 
 RLSC = dict(grid={"lam": [0.01, 1.0]}, fixed={"kernel": "linear"}, n_folds=3, rng=0, progress=False)
 LAPSVM = dict(grid={"gamma_A": [1e-4, 1e-2], "gamma_I": [0.1, 1.0], "sigma_scale": [0.5, 1.0]},
-              fixed={"kernel": "rbf", "neighbors": 6}, n_folds=3, rng=0, progress=False)
+              fixed={"kernel": "rbf", "n_neighbors": 6}, n_folds=3, rng=0, progress=False)
 
 
 @pytest.fixture(scope="module")
@@ -328,7 +328,7 @@ def test_low_rank_scheduler_is_refused_where_it_cannot_apply(cluster, moons_3000
         lapsvm(X_l, y_l, X_u[:100], scheduler=cluster.scheduler_address)
     with pytest.raises(TypeError, match=r"'scheduler' parameter of lapsvm must be None, a Dask scheduler address"):
         lapsvm(X_l, y_l, X_u[:100], low_rank=20, scheduler=2)
-    L = laplacian_operator(laplacian(np.r_[X_l, X_u[:100]], neighbors=5), degree=2)
+    L = laplacian_operator(laplacian(np.r_[X_l, X_u[:100]], n_neighbors=5), power=2)
     with pytest.raises(ValueError, match=r"With a 'scheduler', the graph Laplacian must be a sparse matrix"):
         lapsvm(X_l, y_l, X_u[:100], graph=L, low_rank=20, scheduler=cluster.scheduler_address)
 

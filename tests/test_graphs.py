@@ -27,9 +27,9 @@ def brute_knn(X, k, metric="euclidean"):
 def test_knn_graph_is_symmetrised_or_rule(k):
     X = np.random.default_rng(k).normal(size=(40, 3))
     A, D = brute_knn(X, k)
-    W = knn_graph(X, neighbors=k)
+    W = knn_graph(X, n_neighbors=k)
     np.testing.assert_array_equal(W.toarray() > 0, A)
-    Wd = knn_graph(X, neighbors=k, weight="distance").toarray()
+    Wd = knn_graph(X, n_neighbors=k, weight="distance").toarray()
     np.testing.assert_allclose(Wd[A], D[A], rtol=1e-12)
     assert (W != W.T).nnz == 0
 
@@ -58,20 +58,20 @@ def test_heat_weights_default_width_is_lapsvmp_mean_neighbour_distance(k):
     # over the undirected edges: the two differ by about 5 % on COIL20(B), enough to move PCG's stop
     X = np.random.default_rng(k).normal(size=(50, 3)) * np.r_[1.0, 0.3, 3.0]
     A, t = lapsvmp_adjacency(X, k)
-    Wd = knn_graph(X, neighbors=k, weight="distance")
+    Wd = knn_graph(X, n_neighbors=k, weight="distance")
     assert abs(Wd.data.mean() - t) > 1e-3 * t          # the undirected mean is another number here
-    np.testing.assert_allclose(knn_graph(X, neighbors=k, weight="heat").toarray(), A, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(knn_graph(X, n_neighbors=k, weight="heat").toarray(), A, rtol=1e-12, atol=1e-15)
     from toolkit.kernels import rbf_kernel
-    W_k = knn_graph_from_kernel(rbf_kernel(X, sigma=3.0), neighbors=k, sigma=3.0, weight="heat")
+    W_k = knn_graph_from_kernel(rbf_kernel(X, sigma=3.0), n_neighbors=k, sigma=3.0, weight="heat")
     np.testing.assert_allclose(W_k.toarray(), A, rtol=1e-7, atol=1e-12)
-    Wh2 = knn_graph(X, neighbors=k, weight="heat", graph_sigma=0.5)
+    Wh2 = knn_graph(X, n_neighbors=k, weight="heat", graph_sigma=0.5)
     np.testing.assert_allclose(Wh2.data, np.exp(-Wd.data ** 2 / 0.5))
 
 
 def test_heat_weights_default_width_leaves_out_duplicates():
     # zero distances (duplicate points) do not enter the default width, as in LapSVMp (DI ~= 0)
     X = np.array([[0.0], [0.0], [1.0], [3.0], [6.0]])
-    W = knn_graph(X, neighbors=1, weight="heat").toarray()
+    W = knn_graph(X, n_neighbors=1, weight="heat").toarray()
     # directed lists: 0->1 (0), 1->0 (0), 2->0 or 1 (1), 3->2 (2), 4->3 (3): t = mean(1, 2, 3) = 2
     assert W[3, 2] == pytest.approx(np.exp(-4 / 8)) and W[4, 3] == pytest.approx(np.exp(-9 / 8))
     assert W[0, 1] == 1.0
@@ -80,10 +80,10 @@ def test_heat_weights_default_width_leaves_out_duplicates():
 @pytest.mark.parametrize("normalized", [True, False])
 def test_laplacian_matches_scipy_csgraph(normalized):
     X = np.random.default_rng(2).normal(size=(60, 4))
-    W = knn_graph(X, neighbors=5)
+    W = knn_graph(X, n_neighbors=5)
     ref = csgraph.laplacian(W.toarray(), normed=normalized)
     np.testing.assert_allclose(graph_laplacian(W, normalized=normalized).toarray(), ref, atol=1e-14)
-    np.testing.assert_allclose(laplacian(X, neighbors=5, normalized=normalized).toarray(), ref, atol=1e-14)
+    np.testing.assert_allclose(laplacian(X, n_neighbors=5, normalized=normalized).toarray(), ref, atol=1e-14)
 
 
 @given(arrays(np.float64, st.tuples(st.integers(3, 25), st.integers(1, 4)),
@@ -92,9 +92,9 @@ def test_laplacian_matches_scipy_csgraph(normalized):
 def test_laplacian_rows_sum_to_zero_and_psd(X, k, weight, normalized):
     n = X.shape[0]
     k = min(k, n - 1)
-    L = laplacian(X, neighbors=k, weight=weight, normalized=normalized).toarray()
+    L = laplacian(X, n_neighbors=k, weight=weight, normalized=normalized).toarray()
     np.testing.assert_allclose(L, L.T, atol=1e-12)
-    W = knn_graph(X, neighbors=k, weight=weight).toarray()
+    W = knn_graph(X, n_neighbors=k, weight=weight).toarray()
     d = W.sum(axis=1)
     if normalized:
         np.testing.assert_allclose(L @ np.sqrt(d), 0, atol=1e-9)     # L D^{1/2} 1 = 0
@@ -105,10 +105,10 @@ def test_laplacian_rows_sum_to_zero_and_psd(X, k, weight, normalized):
 
 def test_iterated_laplacian_and_operator():
     X = np.random.default_rng(3).normal(size=(50, 2))
-    L1 = laplacian(X, neighbors=4).toarray()
-    L3 = laplacian(X, neighbors=4, degree=3).toarray()
+    L1 = laplacian(X, n_neighbors=4).toarray()
+    L3 = laplacian(X, n_neighbors=4, power=3).toarray()
     np.testing.assert_allclose(L3, np.linalg.matrix_power(L1, 3), atol=1e-12)
-    op = laplacian_operator(sp.csr_matrix(L1), degree=3)
+    op = laplacian_operator(sp.csr_matrix(L1), power=3)
     V = np.random.default_rng(0).normal(size=(50, 3))
     np.testing.assert_allclose(op @ V, L3 @ V, atol=1e-12)
     np.testing.assert_allclose(op @ V[:, 0], L3 @ V[:, 0], atol=1e-12)
@@ -119,13 +119,13 @@ def test_iterated_laplacian_and_operator():
 @pytest.mark.parametrize("power", [1, 2, 3])
 def test_iterated_laplacian_is_the_dense_power_made_exactly_symmetric(weight, power):
     X = np.random.default_rng(4).normal(size=(60, 3))
-    L1 = graph_laplacian(knn_graph(X, neighbors=5, weight=weight))
-    P = iterated_laplacian(L1, degree=power)
+    L1 = graph_laplacian(knn_graph(X, n_neighbors=5, weight=weight))
+    P = iterated_laplacian(L1, power=power)
     assert sp.isspmatrix_csr(P) and P.has_sorted_indices
     np.testing.assert_array_equal(P.toarray(), P.toarray().T)                       # exactly symmetric
     np.testing.assert_allclose(P.toarray(), np.linalg.matrix_power(L1.toarray(), power), atol=1e-13)
-    np.testing.assert_array_equal(laplacian(X, neighbors=5, weight=weight, degree=power).toarray(), P.toarray())
-    np.testing.assert_array_equal(iterated_laplacian(L1.toarray(), degree=power).toarray(), P.toarray())   # dense input
+    np.testing.assert_array_equal(laplacian(X, n_neighbors=5, weight=weight, power=power).toarray(), P.toarray())
+    np.testing.assert_array_equal(iterated_laplacian(L1.toarray(), power=power).toarray(), P.toarray())   # dense input
     # the definition (P + Pᵀ) / 2 with SciPy's own sort of the rows: the same CSR arrays, bit for bit
     product = L1
     for _ in range(power - 1):
@@ -139,16 +139,16 @@ def test_iterated_laplacian_is_the_dense_power_made_exactly_symmetric(weight, po
 
 def test_laplacian_power_becomes_the_operator_once_it_fills_in():
     X = np.random.default_rng(5).normal(size=(40, 2))
-    L1 = graph_laplacian(knn_graph(X, neighbors=6))
-    dense = iterated_laplacian(L1, degree=4)
+    L1 = graph_laplacian(knn_graph(X, n_neighbors=6))
+    dense = iterated_laplacian(L1, power=4)
     assert dense.nnz > POWER_MAX_DENSITY * 40 ** 2
-    op = iterated_laplacian(L1, degree=4, max_density=POWER_MAX_DENSITY)
+    op = iterated_laplacian(L1, power=4, max_density=POWER_MAX_DENSITY)
     assert isinstance(op, sp.linalg.LinearOperator)
     V = np.random.default_rng(0).normal(size=(40, 2))
-    np.testing.assert_array_equal(op @ V, laplacian_operator(L1, degree=4) @ V)
+    np.testing.assert_array_equal(op @ V, laplacian_operator(L1, power=4) @ V)
     np.testing.assert_allclose(op @ V, dense @ V, atol=1e-12)
-    assert sp.issparse(iterated_laplacian(L1, degree=1, max_density=POWER_MAX_DENSITY))  # L itself never switches
-    assert isinstance(laplacian(X, neighbors=6, degree=4, max_density=POWER_MAX_DENSITY), sp.linalg.LinearOperator)
+    assert sp.issparse(iterated_laplacian(L1, power=1, max_density=POWER_MAX_DENSITY))  # L itself never switches
+    assert isinstance(laplacian(X, n_neighbors=6, power=4, max_density=POWER_MAX_DENSITY), sp.linalg.LinearOperator)
 
 
 def test_fill_in_is_decided_before_the_product_as_after_it():
@@ -158,7 +158,7 @@ def test_fill_in_is_decided_before_the_product_as_after_it():
     from toolkit.graphs import _product_fills_in
     rng = np.random.default_rng(2)
     for n, k in ((60, 2), (200, 4), (150, 12), (362, 50)):
-        L = graph_laplacian(knn_graph(rng.normal(size=(n, 3)), neighbors=k, weight="heat"))
+        L = graph_laplacian(knn_graph(rng.normal(size=(n, 3)), n_neighbors=k, weight="heat"))
         power = L
         for _ in range(4):
             nnz = (power @ L).nnz
@@ -166,21 +166,21 @@ def test_fill_in_is_decided_before_the_product_as_after_it():
                 assert _product_fills_in(power, L, limit) == (nnz > limit), (n, k, limit, nnz)
             power = power @ L
     for max_density in (0.05, 0.25, 0.6):      # and the result: the matrix exactly when no partial power fills in
-        L = graph_laplacian(knn_graph(rng.normal(size=(120, 2)), neighbors=5))
+        L = graph_laplacian(knn_graph(rng.normal(size=(120, 2)), n_neighbors=5))
         P, expect = L, True
         for _ in range(3):
             P = P @ L
             expect &= P.nnz <= max_density * 120 ** 2
-        assert sp.issparse(iterated_laplacian(L, degree=4, max_density=max_density)) == expect
+        assert sp.issparse(iterated_laplacian(L, power=4, max_density=max_density)) == expect
 
 
 @pytest.mark.parametrize("call, match", [
-    (lambda L: iterated_laplacian(L, degree=0), "'degree' parameter of iterated_laplacian"),
+    (lambda L: iterated_laplacian(L, power=0), "'power' parameter of iterated_laplacian"),
     (lambda L: iterated_laplacian(L, max_density=0.0), "'max_density' parameter of iterated_laplacian"),
     (lambda L: iterated_laplacian(L[:, :3]), "'L' parameter of iterated_laplacian must be a square"),
 ])
 def test_laplacian_power_errors(call, match):
-    L = graph_laplacian(knn_graph(np.random.default_rng(0).normal(size=(6, 2)), neighbors=2))
+    L = graph_laplacian(knn_graph(np.random.default_rng(0).normal(size=(6, 2)), n_neighbors=2))
     with pytest.raises((ValueError, TypeError), match=match):
         call(L)
 
@@ -196,11 +196,11 @@ def test_epsilon_graph_matches_brute_force():
 def test_sparse_input_and_cosine_metric_match_dense():
     rng = np.random.default_rng(5)
     Xs = sp.random(50, 300, density=0.05, random_state=5, format="csr") + sp.eye(50, 300)
-    Ls = laplacian(sp.csr_matrix(Xs), neighbors=5, metric="cosine", weight="heat").toarray()
-    Ld = laplacian(Xs.toarray(), neighbors=5, metric="cosine", weight="heat").toarray()
+    Ls = laplacian(sp.csr_matrix(Xs), n_neighbors=5, metric="cosine", weight="heat").toarray()
+    Ld = laplacian(Xs.toarray(), n_neighbors=5, metric="cosine", weight="heat").toarray()
     np.testing.assert_allclose(Ls, Ld, atol=1e-12)
     A, _ = brute_knn(Xs.toarray(), 5, metric="cosine")
-    np.testing.assert_array_equal(knn_graph(Xs, neighbors=5, metric="cosine").toarray() > 0, A)
+    np.testing.assert_array_equal(knn_graph(Xs, n_neighbors=5, metric="cosine").toarray() > 0, A)
     assert rng is not None
 
 
@@ -208,7 +208,7 @@ def test_disconnected_graph_has_one_zero_eigenvalue_per_component():
     rng = np.random.default_rng(6)
     X = np.r_[rng.normal(0, 0.1, (20, 2)), rng.normal(100, 0.1, (20, 2))]
     for normalized in (True, False):
-        L = laplacian(X, neighbors=3, normalized=normalized).toarray()
+        L = laplacian(X, n_neighbors=3, normalized=normalized).toarray()
         ev = np.linalg.eigvalsh(L)
         assert np.sum(np.abs(ev) < 1e-10) == 2
         assert np.abs(L[:20, 20:]).max() == 0
@@ -217,7 +217,7 @@ def test_disconnected_graph_has_one_zero_eigenvalue_per_component():
 def test_duplicate_points_and_isolated_vertices():
     X = np.r_[np.zeros((5, 2)), np.ones((5, 2))]
     for weight in ("binary", "heat", "distance"):
-        L = laplacian(X, neighbors=2, weight=weight).toarray()
+        L = laplacian(X, n_neighbors=2, weight=weight).toarray()
         assert np.all(np.isfinite(L))
         assert np.linalg.eigvalsh(L).min() > -1e-12
     # an isolated vertex (epsilon graph) gets an all-zero row, as in scipy.sparse.csgraph
@@ -228,11 +228,11 @@ def test_duplicate_points_and_isolated_vertices():
 
 
 @pytest.mark.parametrize("call, match", [
-    (lambda X: laplacian(X, neighbors=10), "'neighbors' parameter of knn_graph"),
-    (lambda X: laplacian(X, neighbors=0), "'neighbors'"),
+    (lambda X: laplacian(X, n_neighbors=10), "'n_neighbors' parameter of knn_graph"),
+    (lambda X: laplacian(X, n_neighbors=0), "'n_neighbors'"),
     (lambda X: laplacian(X, weight="gauss"), "'weight'"),
     (lambda X: laplacian(X, metric="hamming"), "'metric'"),
-    (lambda X: laplacian(X, degree=0), "'degree'"),
+    (lambda X: laplacian(X, power=0), "'power'"),
     (lambda X: laplacian(np.where(X > 0, np.nan, X)), "finite"),
     (lambda X: graph_laplacian(np.array([[0.0, 1.0], [0.0, 0.0]])), "symmetric"),
     (lambda X: graph_laplacian(np.array([[0.0, -1.0], [-1.0, 0.0]])), "non-negative"),
@@ -251,12 +251,12 @@ def test_knn_graph_from_rbf_kernel_equals_neighbour_search(weight):
     from toolkit.kernels import rbf_kernel
     X = np.random.default_rng(7).normal(size=(120, 5))
     K = rbf_kernel(X, sigma=2.0)
-    Wk = knn_graph_from_kernel(K, neighbors=6, sigma=2.0, weight=weight)
-    Ws = knn_graph(X, neighbors=6, weight=weight)
+    Wk = knn_graph_from_kernel(K, n_neighbors=6, sigma=2.0, weight=weight)
+    Ws = knn_graph(X, n_neighbors=6, weight=weight)
     assert (Wk != Ws).nnz == 0 or np.allclose(Wk.toarray(), Ws.toarray(), atol=1e-6)
     np.testing.assert_allclose(Wk.toarray(), Ws.toarray(), atol=1e-6)
     with pytest.raises(ValueError, match="underflowed"):
-        knn_graph_from_kernel(rbf_kernel(X * 1e3, sigma=1e-2), neighbors=3, sigma=1e-2)
+        knn_graph_from_kernel(rbf_kernel(X * 1e3, sigma=1e-2), n_neighbors=3, sigma=1e-2)
 
 
 # ----------------------------------------------------------------------------- approximate search
@@ -285,15 +285,15 @@ def test_without_the_ann_extra_the_approximate_search_names_the_extra_and_the_ex
     monkeypatch.setitem(sys.modules, "pynndescent", None)        # as if the 'ann' extra were not installed
     extra = r"knn_graph: the approximate neighbour search .* needs the 'ann' extra: pip install \"ssl-toolkit\[ann\]\"\. "
     with pytest.raises(ImportError, match=extra + r"Or pass neighbor_search='kdtree' for the exact search"):
-        knn_graph(manifold_points, neighbors=10, neighbor_search="pynndescent", rng=0)
+        knn_graph(manifold_points, n_neighbors=10, neighbor_search="pynndescent", rng=0)
     for points, metric in ((sp.csr_matrix(manifold_points), "euclidean"), (manifold_points, "cosine")):
         with pytest.raises(ImportError, match=extra + r"Or pass neighbor_search='sklearn' for the exact search"):
-            knn_graph(points, neighbors=10, metric=metric, neighbor_search="pynndescent", rng=0)
+            knn_graph(points, n_neighbors=10, metric=metric, neighbor_search="pynndescent", rng=0)
 
 
 def test_pynndescent_graph_recovers_the_exact_neighbours(manifold_points):
     X, k = manifold_points, 10
-    W = knn_graph(X, neighbors=k, weight="distance", neighbor_search="pynndescent", rng=0)
+    W = knn_graph(X, n_neighbors=k, weight="distance", neighbor_search="pynndescent", rng=0)
     assert (W != W.T).nnz == 0 and W.diagonal().max() == 0
     # directed graph before symmetrisation: exactly k out-edges per point, none to itself
     from toolkit.graphs import _nn_descent
@@ -312,16 +312,16 @@ def test_pynndescent_graph_recovers_the_exact_neighbours(manifold_points):
 
 def test_pynndescent_graph_is_reproducible_with_a_seed(manifold_points):
     X = manifold_points[:600]
-    W1 = knn_graph(X, neighbors=5, neighbor_search="pynndescent", rng=3)
-    W2 = knn_graph(X, neighbors=5, neighbor_search="pynndescent", rng=3)
+    W1 = knn_graph(X, n_neighbors=5, neighbor_search="pynndescent", rng=3)
+    W2 = knn_graph(X, n_neighbors=5, neighbor_search="pynndescent", rng=3)
     assert (W1 != W2).nnz == 0
-    W0 = knn_graph(X, neighbors=5, neighbor_search="pynndescent")        # None: seed 0
-    assert (W0 != knn_graph(X, neighbors=5, neighbor_search="pynndescent", rng=0)).nnz == 0
+    W0 = knn_graph(X, n_neighbors=5, neighbor_search="pynndescent")        # None: seed 0
+    assert (W0 != knn_graph(X, n_neighbors=5, neighbor_search="pynndescent", rng=0)).nnz == 0
 
 
 def test_pynndescent_handles_duplicates_without_self_loops():
     X = np.repeat(np.random.default_rng(0).normal(size=(40, 20)), 3, axis=0)    # every point thrice
-    W = knn_graph(X, neighbors=4, weight="distance", neighbor_search="pynndescent")
+    W = knn_graph(X, n_neighbors=4, weight="distance", neighbor_search="pynndescent")
     assert W.diagonal().max() == 0
     # the two copies of each point are among its neighbours (distance 0, stored explicitly)
     for i in range(0, 120, 3):
@@ -361,8 +361,8 @@ def test_kdtree_search_gives_the_exact_graph(metric):
               rng.integers(0, 3, size=(200, 4)).astype(float)):
         for k in (1, 6, 15):
             for weight in ("binary", "heat", "distance"):
-                A = knn_graph(X, neighbors=k, weight=weight, metric=metric, neighbor_search="sklearn")
-                B = knn_graph(X, neighbors=k, weight=weight, metric=metric, neighbor_search="kdtree")
+                A = knn_graph(X, n_neighbors=k, weight=weight, metric=metric, neighbor_search="sklearn")
+                B = knn_graph(X, n_neighbors=k, weight=weight, metric=metric, neighbor_search="kdtree")
                 assert np.array_equal(A.indptr, B.indptr) and np.array_equal(A.indices, B.indices)
                 assert np.array_equal(A.data, B.data)
     X = rng.normal(size=(60, 2))
@@ -372,16 +372,16 @@ def test_kdtree_search_gives_the_exact_graph(metric):
     brute = np.zeros((60, 60), dtype=bool)
     brute[np.repeat(np.arange(60), 4), nearest.ravel()] = True
     brute |= brute.T
-    W = knn_graph(X, neighbors=4, metric=metric, neighbor_search="kdtree")
+    W = knn_graph(X, n_neighbors=4, metric=metric, neighbor_search="kdtree")
     assert np.array_equal(W.toarray() > 0, brute)
 
 
 def test_kdtree_search_refuses_what_it_cannot_measure():
     X = np.random.default_rng(0).normal(size=(20, 3))
     with pytest.raises(ValueError, match=r"'neighbor_search' parameter of knn_graph is 'kdtree'.*cosine"):
-        knn_graph(X, neighbors=2, metric="cosine", neighbor_search="kdtree")
+        knn_graph(X, n_neighbors=2, metric="cosine", neighbor_search="kdtree")
     with pytest.raises(ValueError, match=r"'neighbor_search' parameter of knn_graph is 'kdtree'.*sparse points"):
-        knn_graph(sp.csr_matrix(X), neighbors=2, neighbor_search="kdtree")
+        knn_graph(sp.csr_matrix(X), n_neighbors=2, neighbor_search="kdtree")
 
 
 def test_compiled_edge_union_and_tie_rule_equal_their_numpy_definitions():
@@ -426,14 +426,14 @@ def test_compiled_edge_union_and_tie_rule_equal_their_numpy_definitions():
 def test_unknown_neighbor_search_is_named():
     X = np.random.default_rng(0).normal(size=(10, 2))
     with pytest.raises(ValueError, match=r"'neighbor_search' parameter of knn_graph must be one of"):
-        knn_graph(X, neighbors=2, neighbor_search="annoy")
+        knn_graph(X, n_neighbors=2, neighbor_search="annoy")
 
 
 # ------------------------------------------------------------------ degenerate rows, NaN in K (issue 26)
 @pytest.mark.parametrize("build", [
-    lambda X: knn_graph(X, neighbors=3, metric="cosine"),
+    lambda X: knn_graph(X, n_neighbors=3, metric="cosine"),
     lambda X: epsilon_graph(X, radius=0.5, metric="cosine"),
-    lambda X: laplacian(X, neighbors=3, metric="cosine"),
+    lambda X: laplacian(X, n_neighbors=3, metric="cosine"),
 ])
 def test_cosine_graphs_refuse_all_zero_rows_by_name(build):
     """A row of zeros has no angle: scikit-learn put it at distance 1 from every row, so it got the
@@ -457,7 +457,7 @@ def test_knn_graph_from_kernel_refuses_nan_and_inf_by_name(where):
         first = f"K[{where[0]}, {where[1]}] = {K[where]}"
     with pytest.raises(ValueError, match=rf"The 'K' parameter of knn_graph_from_kernel contains NaN or inf "
                                          rf"\(first: {re.escape(first)}\)"):
-        knn_graph_from_kernel(K, neighbors=3, sigma=1.0)
+        knn_graph_from_kernel(K, n_neighbors=3, sigma=1.0)
 
 
 @pytest.mark.parametrize("data", ["binary", "integer", "duplicates", "gaussian"])
@@ -482,9 +482,9 @@ def test_knn_graph_from_kernel_tie_reach_equals_every_other_point(data, monkeypa
 
     monkeypatch.setattr(graphs, "_k_nearest", spy)
     for k in (1, 4, 10):
-        W = knn_graph_from_kernel(K, neighbors=k, sigma=sigma, weight="heat")
+        W = knn_graph_from_kernel(K, n_neighbors=k, sigma=sigma, weight="heat")
         monkeypatch.setattr(graphs, "_k_nearest", lambda *a, reach=None, **kw: original(*a, **kw))
-        reference = knn_graph_from_kernel(K, neighbors=k, sigma=sigma, weight="heat")
+        reference = knn_graph_from_kernel(K, n_neighbors=k, sigma=sigma, weight="heat")
         monkeypatch.setattr(graphs, "_k_nearest", spy)
         assert np.array_equal(W.indptr, reference.indptr) and np.array_equal(W.indices, reference.indices)
         assert np.array_equal(W.data, reference.data)
@@ -509,3 +509,25 @@ def test_compiled_tie_rule_on_complete_rows_equals_the_sorting_definition():
     assert np.array_equal(got[1], want[1])
     assert np.array_equal(got[0], want[0], equal_nan=True)
     assert got[2].all()
+
+
+@pytest.mark.parametrize("call, new", [
+    (lambda X: knn_graph(X, neighbors=3), lambda X: knn_graph(X, n_neighbors=3)),
+    (lambda X: laplacian(X, neighbors=3, degree=2), lambda X: laplacian(X, n_neighbors=3, power=2)),
+    (lambda X: iterated_laplacian(laplacian(X), degree=3), lambda X: iterated_laplacian(laplacian(X), power=3)),
+])
+def test_the_previous_releases_graph_keywords_warn_and_give_the_same_graph(call, new):
+    """``neighbors`` and ``degree`` are ``n_neighbors`` and ``power`` now (Graph's names); for one release
+    the old spelling gives the same matrix with a FutureWarning naming the new one."""
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    with pytest.warns(FutureWarning, match=r"deprecated .*pass (n_neighbors|power)="):
+        old = call(X)
+    assert (old != new(X)).nnz == 0
+
+
+def test_an_old_graph_keyword_beside_its_new_name_or_an_unknown_one_is_refused():
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    with pytest.raises(ValueError, match="'neighbors' is its name of the previous release"):
+        knn_graph(X, neighbors=3, n_neighbors=4)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'neighbours'"):
+        laplacian(X, neighbours=3)

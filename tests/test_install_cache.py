@@ -36,7 +36,7 @@ y[0], y[1] = 1.0, -1.0
 s2rlsc(X[:4], np.array([1, -1, 1, -1]), X[4:], restarts=1, rng=0)             # toolkit.rls._search
 mmc(X, restarts=1, rng=0, search="mu+nu")
 K = kernel_matrix(X, kernel="rbf", sigma=1.0)                                 # toolkit.kernels
-knn_graph_from_kernel(K, neighbors=3, sigma=1.0)                              # toolkit.graphs
+knn_graph_from_kernel(K, n_neighbors=3, sigma=1.0)                              # toolkit.graphs
 lapsvm(X[:4], y[:4], X[4:], sigma=1.0, neighbors=3, method="pcg", max_iter=3)  # toolkit.manifold._core
 svm_path(K, y)                                                                # toolkit.paths._svm_numba
 tsvm(X[:4], y[:4], X[4:], C_star=0.5)                                         # toolkit.transductive._dcd

@@ -179,7 +179,7 @@ def test_pcg_iterates_equal_a_numpy_reference(dtype, hinge, operator):
     X, y = moons(120, 31)
     l, gA, gI = 10, 1e-2, 1.0
     K = rbf(X, X, 0.4).astype(dtype)
-    L = laplacian(X, neighbors=6, weight="binary")
+    L = laplacian(X, n_neighbors=6, weight="binary")
     Y = y[:l, None]
     # round-off is amplified along the iterations on this ill-conditioned K, quickly in float32 and
     # for the squared loss (linear CG: the previous NumPy solver drifts from this reference as fast)
@@ -189,7 +189,7 @@ def test_pcg_iterates_equal_a_numpy_reference(dtype, hinge, operator):
     symmetric = core.symmetric_product(K)
     ref, alpha, b = numpy_pcg(K, L, Y, gA, gI, iters, hinge,
                               product=lambda A: symmetric(A, np.empty(A.shape, dtype=K.dtype)))
-    Lop = laplacian_operator(L, degree=1) if operator else L
+    Lop = laplacian_operator(L, power=1) if operator else L
     r = core.pcg(K, Lop, Y, gA, gI, hinge=hinge, tol=0.0, max_iter=iters, dtype=np.dtype(dtype).type)
     assert r["n_iter"] == iters
     got = np.c_[r["history"]["objective"], r["history"]["grad_norm"], r["history"]["pgrad_norm"],
@@ -429,14 +429,14 @@ def test_float32_kernel_and_laplacian_operator_give_the_same_model():
     r32 = lapsvm(X[:6], y[:6], X[6:], solver=Solver(stop=None, tol=1e-4, dtype="float32"), graph=graph, **kw)
     assert np.mean(r32.predict(X) == r64.predict(X)) >= 0.99
     assert r32.objective == pytest.approx(r64.objective, rel=1e-3)
-    L1 = laplacian(X, neighbors=6)
-    rop = lapsvm(X[:6], y[:6], X[6:], graph=laplacian_operator(L1, degree=3), solver=pcg, **kw)
+    L1 = laplacian(X, n_neighbors=6)
+    rop = lapsvm(X[:6], y[:6], X[6:], graph=laplacian_operator(L1, power=3), solver=pcg, **kw)
     assert rop.objective == pytest.approx(r64.objective, rel=1e-7)
     K = rbf(X, X, 0.4)                                   # the same model from kernel rows
-    rg = lapsvm(K[:6], y[:6], K[6:], **{**kw, "kernel": "precomputed"}, graph=laplacian_operator(L1, degree=3),
+    rg = lapsvm(K[:6], y[:6], K[6:], **{**kw, "kernel": "precomputed"}, graph=laplacian_operator(L1, power=3),
                 solver=pcg)
     assert rg.objective == pytest.approx(r64.objective, rel=1e-7)
-    rn = lapsvm(X[:6], y[:6], X[6:], graph=laplacian_operator(L1, degree=3), solver=Solver("newton", tol=1e-8), **kw)
+    rn = lapsvm(X[:6], y[:6], X[6:], graph=laplacian_operator(L1, power=3), solver=Solver("newton", tol=1e-8), **kw)
     assert rn.objective == pytest.approx(r64.objective, rel=1e-6)
 
 
@@ -551,7 +551,7 @@ def test_select_records_a_one_vs_all_models_iterations_per_binary_problem():
     Xl, yl, Xu, yu = blobs3(3)                      # Newton's steps per problem: 1, 2, 1
     X, y = np.vstack([Xl, Xu]), np.r_[yl, yu]
     split = {"labeled": np.arange(6), "unlabeled": np.arange(6, 60), "test": np.arange(60, 90)}
-    fixed = dict(kernel="rbf", sigma=1.0, neighbors=5, weight="binary", degree=1, method="newton", gamma_A=1e-2,
+    fixed = dict(kernel="rbf", sigma=1.0, n_neighbors=5, weight="binary", laplacian_power=1, method="newton", gamma_A=1e-2,
                  gamma_I=1.0)
     sel = select("lapsvm", X, y, split, grid={}, fixed=fixed, scenario="test-set", rng=0, progress=False)
     refit = sel.results[(sel.results["fold"].astype(str) == "refit") & (sel.results["metric"] == "n_iter")]
@@ -569,7 +569,7 @@ def test_select_records_line_search_iterations_per_pcg_iteration():
     Xl, yl, Xu, yu = blobs3(3)
     X, y = np.vstack([Xl, Xu]), np.r_[yl, yu]
     split = {"labeled": np.arange(6), "unlabeled": np.arange(6, 60), "test": np.arange(60, 90)}
-    fixed = dict(kernel="rbf", sigma=1.0, neighbors=5, weight="binary", degree=1, method="pcg", stop=None,
+    fixed = dict(kernel="rbf", sigma=1.0, n_neighbors=5, weight="binary", laplacian_power=1, method="pcg", stop=None,
                  gamma_A=1e-2, gamma_I=1.0, one_vs_all="separate")
     sel = select("lapsvm", X, y, split, grid={}, fixed=fixed, scenario="test-set", rng=0, progress=False)
     rows = sel.results[sel.results["fold"].astype(str) == "refit"].set_index("metric")["value"]
@@ -670,7 +670,7 @@ def test_the_solvers_build_the_iterated_laplacian_of_graphs(solver, weight, powe
     from toolkit.graphs import POWER_MAX_DENSITY
     X, y = moons(60, 31)
     model = dict(kernel=Kernel("rbf", sigma=0.4), gamma_A=1e-2, gamma_I=1.0)
-    L = laplacian(X, neighbors=5, weight=weight, degree=power, max_density=POWER_MAX_DENSITY)
+    L = laplacian(X, n_neighbors=5, weight=weight, power=power, max_density=POWER_MAX_DENSITY)
     assert isinstance(L, sp.linalg.LinearOperator) == (power == 4)
     own = solver(X[:6], y[:6], X[6:], graph=Graph(n_neighbors=5, weight=weight, power=power), **model)
     given = solver(X[:6], y[:6], X[6:], graph=L, **model)          # L^p as given
@@ -678,7 +678,7 @@ def test_the_solvers_build_the_iterated_laplacian_of_graphs(solver, weight, powe
     np.testing.assert_array_equal(own.alpha, given.alpha)
     np.testing.assert_array_equal(own.b, given.b)
     # the previous release's spelling: a given L (p = 1) raised by the solver to `degree`, the same model
-    L1 = laplacian(X, neighbors=5, weight=weight)
+    L1 = laplacian(X, n_neighbors=5, weight=weight)
     with pytest.warns(FutureWarning, match="iterated_laplacian"):
         raised = solver(X[:6], y[:6], X[6:], laplacian_matrix=L1, degree=power, **model)
     assert raised.params["degree"] == power
@@ -694,7 +694,7 @@ def test_graph_arguments_next_to_a_given_laplacian_are_refused_by_name(solver, i
     """With laplacian_matrix the graph is given: an argument that would build one is refused, never
     ignored and recorded (issue 26: degree=3 was ignored and recorded as 3)."""
     X, y = moons(40, 33)
-    L = laplacian(X, neighbors=5)
+    L = laplacian(X, n_neighbors=5)
     name, value = next(iter(idle.items()))
     with pytest.raises(ValueError, match=rf"{name}={value!r}.*cannot act when 'laplacian_matrix' is given"):
         solver(X[:6], y[:6], X[6:], sigma=0.4, laplacian_matrix=L, **idle)
@@ -706,7 +706,7 @@ def test_select_fits_lapsvm_with_the_same_laplacian_power(power):
     across the grid; it must be the L^p lapsvm would build)."""
     from toolkit.selection import CachedKernel, select
     X, y = moons(60, 32)
-    params = dict(gamma_A=1e-2, gamma_I=1.0, neighbors=5, degree=power, weight="heat", method="newton")
+    params = dict(gamma_A=1e-2, gamma_I=1.0, n_neighbors=5, laplacian_power=power, weight="heat", method="newton")
     split = {"labeled": np.arange(6), "unlabeled": np.arange(6, 60), "test": np.arange(6, 60)}
     sel = select("lapsvm", X, y, split, grid={}, fixed={"kernel": "rbf", "sigma": 0.4, **params},
                  scenario="test-set", refit="min", rng=0, progress=False)        # the registry's flat names

@@ -78,7 +78,7 @@ def test_reduced_solution_minimises_the_restricted_objective(hinge, normalized, 
     X = np.r_[Xl, Xu]
     Z = fit.X_train
     Kxz, Kzz = kernel_matrix(X, Z, kernel="rbf", sigma=0.5), kernel_matrix(Z, kernel="rbf", sigma=0.5)
-    W = knn_graph(X, neighbors=5)
+    W = knn_graph(X, n_neighbors=5)
     L = knn_laplacian(X, 5, normalized, 1)
     degrees = np.asarray(W.sum(axis=1)).ravel()
     scale = np.sqrt(degrees / degrees.mean()) if normalized else np.ones(len(X))
@@ -283,7 +283,7 @@ def test_selection_runs_the_low_rank_model_as_the_function_does(method):
     ds = data.load("moons", n=600, noise=0.1, rng=0)
     part = data.split(ds, l=20, rng=0)
     grid = {"lam": [0.1, 1.0]} if method == "lapsvm_path" else {"gamma_A": [1e-4, 1e-2], "gamma_I": [0.1, 1.0]}
-    fixed = {"kernel": "rbf", "sigma": 0.3, "neighbors": 8, "n_basis": 60}
+    fixed = {"kernel": "rbf", "sigma": 0.3, "n_neighbors": 8, "n_basis": 60}
     if method == "lapsvm_path":
         fixed.update(gamma_ratio=1.0)
     sel = select(method, ds.X, ds.y, part, grid=grid, fixed=fixed, n_folds=3, rng=0, progress=False)

@@ -37,7 +37,13 @@ RETIRED = {"laplacian_power", "laplacian_degree", "heat_sigma", "gram", "laplaci
 #: graph, toolkit.graphs.GRAPH_PARAMS; the building blocks (toolkit.graphs) and the regularisation paths
 #: keep the plain graph of toolkit.graphs.laplacian (binary weights, L^1)
 MANIFOLD_SOLVERS = ("lapsvm", "laprlsc", "lapsvm_dual")
-GRAPH_KEYS = ("neighbors", "degree", "normalized", "weight", "graph_sigma", "metric")
+GRAPH_KEYS = ("n_neighbors", "power", "normalized", "weight", "graph_sigma", "metric")   # the building blocks'
+
+
+def block_names(spec):
+    """A Graph spec under the building blocks' names (toolkit.graphs.laplacian's parameters)."""
+    return {"n_neighbors": spec.n_neighbors, "power": spec.power, "normalized": spec.normalized, "weight": spec.weight,
+            "graph_sigma": spec.sigma, "metric": spec.metric}
 
 
 @pytest.mark.parametrize("name", PUBLIC_SOLVERS)
@@ -59,11 +65,11 @@ def test_public_solvers_use_the_one_name_of_each_quantity(name):
         else:                                                 # the building blocks' plain graph
             from toolkit.paths._laplacian import PATH_GRAPH
             block = inspect.signature(toolkit.graphs.laplacian).parameters
-            assert {k: PATH_GRAPH.flat()[k] for k in GRAPH_KEYS} == {k: block[k].default for k in GRAPH_KEYS}
+            assert block_names(PATH_GRAPH) == {k: block[k].default for k in GRAPH_KEYS}
     elif defaults:                                            # the building blocks' plain graph
         block = inspect.signature(toolkit.graphs.laplacian).parameters
         assert defaults == {k: block[k].default for k in defaults}
-        plain = {"weight": "binary", "degree": 1, "graph_sigma": None}
+        plain = {"weight": "binary", "power": 1, "graph_sigma": None}
         assert {k: defaults[k] for k in plain if k in defaults} == {k: plain[k] for k in plain if k in defaults}
     if name not in ("kernel_matrix",):
         assert "kernel" in params
@@ -75,9 +81,10 @@ def test_graph_functions_use_the_same_names():
         params = inspect.signature(func).parameters
         assert params["weight"].default == "binary" and "graph_sigma" in params and "sigma" not in params or \
             func is graphs.knn_graph_from_kernel
-    assert "degree" in inspect.signature(graphs.laplacian).parameters
-    assert "degree" in inspect.signature(graphs.iterated_laplacian).parameters
-    assert "degree" in inspect.signature(graphs.laplacian_operator).parameters
+    for func in (graphs.knn_graph, graphs.knn_graph_from_kernel, graphs.laplacian, graphs.build_laplacian):
+        assert "n_neighbors" in inspect.signature(func).parameters      # as Graph and scikit-learn name them
+    for func in (graphs.laplacian, graphs.iterated_laplacian, graphs.laplacian_operator, graphs.build_laplacian):
+        assert "power" in inspect.signature(func).parameters and "degree" not in inspect.signature(func).parameters
 
 
 # ---------------------------------------------------------------------------- kernel="precomputed"
@@ -85,7 +92,7 @@ def test_graph_functions_use_the_same_names():
 def test_manifold_solvers_fit_the_same_model_from_kernel_rows(solver):
     Xl, yl, Xu, _ = _data()
     X = np.vstack([Xl, Xu])
-    L = laplacian(X, neighbors=5)
+    L = laplacian(X, n_neighbors=5)
     kw = dict(gamma_A=1e-2, gamma_I=1.0, graph=L)
     if solver is not lapsvm_dual:
         kw.update(solver="newton" if solver is lapsvm else "direct")
@@ -113,8 +120,8 @@ def test_precomputed_linear_kernel_builds_the_euclidean_graph():
 @pytest.mark.parametrize("weight", ["heat", "binary", "distance"])
 def test_knn_graph_from_any_kernel_uses_feature_space_distances(weight):
     X = np.random.default_rng(2).normal(size=(30, 4))
-    W_points = knn_graph(X, neighbors=4, weight=weight)
-    W_kernel = knn_graph_from_kernel(X @ X.T, neighbors=4, weight=weight)
+    W_points = knn_graph(X, n_neighbors=4, weight=weight)
+    W_kernel = knn_graph_from_kernel(X @ X.T, n_neighbors=4, weight=weight)
     assert abs(W_points - W_kernel).max() < 1e-10
 
 
@@ -130,7 +137,7 @@ def test_paths_take_points_or_a_precomputed_kernel():
         with pytest.raises(ValueError, match="features"):      # kernel rows where points are expected
             by_points.decision_function(K_new, 0.1)
     X = np.vstack([Xl, Xu])
-    L = laplacian(X, neighbors=5)
+    L = laplacian(X, n_neighbors=5)
     KX = kernel_matrix(X, kernel="rbf", sigma=1.0)
     raw = laplacian_svm_path(Xl, yl, Xu, kernel=Kernel("rbf", sigma=1.0), graph=L)
     pre = laplacian_svm_path(KX[:len(Xl)], yl, KX[len(Xl):], kernel="precomputed", graph=L)

@@ -140,7 +140,7 @@ grid = { C = [1.0, 10.0] }
 [[methods]]  # valid values (the preflight passes them) that fail on this task: 50 neighbours of 38 points
 name = "lapsvm"
 grid = { gamma_A = [0.01] }
-fixed = { neighbors = 50 }
+fixed = { n_neighbors = 50 }
 
 [[published]]
 task = "Moons A"
@@ -157,15 +157,15 @@ def test_runner_renders_report_skips_finished_and_survives_failures(tmp_path, mi
     out = tmp_path / "reports"
     summary = run_experiment(toml, output=out, jobs=2, log=lambda m: None)
     assert summary.n_configurations == 3 and summary.n_run == 3
-    # the neighbors = 50 configuration fails with the solver's own message and its configuration; the others finish
+    # the n_neighbors = 50 configuration fails with the solver's own message and its configuration; the others finish
     assert len(summary.failures) == 1
     key, task, method, scenario, error = summary.failures[0]
-    assert (task, method) == ("Moons A", "lapsvm") and "neighbors" in error
+    assert (task, method) == ("Moons A", "lapsvm") and "n_neighbors" in error
     assert "configuration" in (out / "tiny" / "runs" / key / "error.txt").read_text()
     import pandas as pd
 
     failures = pd.read_csv(out / "tiny" / "failures.csv")  # with the configuration that produced the error
-    assert json.loads(failures["grid"][0]) == {"gamma_A": [0.01]} and "neighbors" in failures["error"][0]
+    assert json.loads(failures["grid"][0]) == {"gamma_A": [0.01]} and "n_neighbors" in failures["error"][0]
     html = (out / "tiny" / "report.html").read_text()
     assert len(re.findall(r"<table", html)) >= 2
     assert len(re.findall(r"<img", html)) >= 2
@@ -176,7 +176,7 @@ def test_runner_renders_report_skips_finished_and_survives_failures(tmp_path, mi
     again = run_experiment(toml, output=out, jobs=1, log=lambda m: None, report=False)
     assert again.n_skipped == 2 and again.n_run == 1
     params = json.loads((out / "tiny" / "runs" / key / "parameters.json").read_text())
-    assert params["grid"] == {"gamma_A": [0.01]} and params["fixed"]["neighbors"] == 50
+    assert params["grid"] == {"gamma_A": [0.01]} and params["fixed"]["n_neighbors"] == 50
 
 
 def test_comparison_report_runs_on_its_default_sample(tmp_path):

@@ -399,7 +399,7 @@ def test_laplacian_path_solves_the_primal():
                               graph=Graph(n_neighbors=5, weight="binary", power=1), gamma_ratio=r)
     X = path.X_train
     K = kernel_matrix(X, kernel="rbf", sigma=0.4)
-    L = laplacian(X, neighbors=5).toarray()
+    L = laplacian(X, n_neighbors=5).toarray()
     l = len(yl)
     for lam in list(path.breakpoints[:: max(1, path.breakpoints.size // 5)]) + [path.breakpoints[0] * 3]:
         beta, beta0 = path.expansion(lam)
@@ -421,7 +421,7 @@ def test_effective_kernel_is_symmetric_psd():
     X = rng.normal(size=(30, 2))
     K = kernel_matrix(X, kernel="rbf", sigma=1.0)
     from toolkit.graphs import laplacian
-    G, B = effective_kernel(K, laplacian(X, neighbors=4, normalized=False), 8, 10.0)
+    G, B = effective_kernel(K, laplacian(X, n_neighbors=4, normalized=False), 8, 10.0)
     assert G.shape == (8, 8) and B.shape == (30, 8)
     np.testing.assert_allclose(G, G.T, atol=1e-12)
     assert np.linalg.eigvalsh(G).min() > -1e-10
@@ -438,7 +438,7 @@ def test_effective_kernel_is_the_lapsvm_dual_kernel(r):
     rng = np.random.default_rng(5)
     X = rng.normal(size=(25, 2))
     K = kernel_matrix(X, kernel="rbf", sigma=1.0)
-    L = laplacian(X, neighbors=4, degree=2)
+    L = laplacian(X, n_neighbors=4, power=2)
     G, B = effective_kernel(K, L, 6, r)
     B_dense = np.linalg.solve(np.eye(25) + r * L.toarray() @ K, np.eye(25)[:, :6])
     np.testing.assert_allclose(B, B_dense, atol=1e-12)
@@ -518,10 +518,10 @@ def test_validation_curve_and_cv():
     assert np.isfinite(cvl.error).all()
     # the graph given as an operator (never formed) is permuted per fold like the matrix
     from toolkit.graphs import laplacian, laplacian_operator
-    L1 = laplacian(np.vstack([Xl, Xu]), neighbors=5)
+    L1 = laplacian(np.vstack([Xl, Xu]), n_neighbors=5)
     kw = dict(n_folds=3, n_lambdas=15, kernel=Kernel("rbf", sigma=0.4), gamma_ratio=2.0, rng=0)
     by_matrix = cv_laplacian_svm_path(Xl, yl, Xu, graph=L1 @ L1, **kw)
-    by_operator = cv_laplacian_svm_path(Xl, yl, Xu, graph=laplacian_operator(L1, degree=2), **kw)
+    by_operator = cv_laplacian_svm_path(Xl, yl, Xu, graph=laplacian_operator(L1, power=2), **kw)
     np.testing.assert_allclose(by_operator.fold_error, by_matrix.fold_error)
 
 
@@ -625,7 +625,7 @@ def test_low_rank_path_is_the_exact_model_on_the_nystrom_kernel():
     keep = w > 30 * np.finfo(float).eps * w[-1]
     pinv = (V[:, keep] / w[keep]) @ V[:, keep].T
     K_tilde = K_XZ @ pinv @ K_XZ.T
-    L = laplacian(X, neighbors=5).toarray()
+    L = laplacian(X, n_neighbors=5).toarray()
     G_ref, B_ref = effective_kernel(K_tilde, L, len(yl), 2.0)
     np.testing.assert_allclose(low.effective_kernel, G_ref, atol=1e-8)
     lam = low.breakpoints[3]

@@ -638,8 +638,8 @@ def test_melacci2011_uses_the_published_parameters_without_selection():
     for (task, method), p in by.items():
         assert p["scenario"] == "validation" and p["protocol"] == "melacci-belkin" and p["n_splits"] == 12
         if method.startswith(("laprlsc", "lapsvm")) and method != "lapsvm_dual":  # Tables 9-10: fixed, no grid
-            assert p["grid"] == {} and {"gamma_A", "gamma_I", "sigma", "neighbors", "degree"} <= set(p["fixed"])
-    assert by[("G50C", "lapsvm")]["fixed"] == {"kernel": "rbf", "sigma": 17.5, "neighbors": 50, "degree": 5, "weight": "heat",
+            assert p["grid"] == {} and {"gamma_A", "gamma_I", "sigma", "n_neighbors", "laplacian_power"} <= set(p["fixed"])
+    assert by[("G50C", "lapsvm")]["fixed"] == {"kernel": "rbf", "sigma": 17.5, "n_neighbors": 50, "laplacian_power": 5, "weight": "heat",
                                                 "method": "newton", "line_search": False, "gamma_A": 0.1,
                                                 "gamma_I": 10.0,   # Newton's full steps, as Table 5 counts them
                                                 "intercept": False}   # LapSVMp: no bias with L normalised

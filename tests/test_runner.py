@@ -59,7 +59,7 @@ options = { n = 2000, noise = 0.1, rng = 0 }
 l = 10
 u = 900
 t = 1000
-fixed = { kernel = "rbf", sigma_scale = 0.1, neighbors = 6 }
+fixed = { kernel = "rbf", sigma_scale = 0.1, n_neighbors = 6 }
 
 [[methods]]
 name = "rlsc"

@@ -253,7 +253,7 @@ def test_laplacian_methods_share_the_graph_and_warm_start(moons):
 
     X, y, split = moons
     grid = {"gamma_A": [1e-4, 1e-2], "gamma_I": [0.1, 1.0]}
-    fixed = {"kernel": "rbf", "sigma": 0.5, "neighbors": 5, "method": "direct"}
+    fixed = {"kernel": "rbf", "sigma": 0.5, "n_neighbors": 5, "method": "direct"}
     cv = select("laprlsc", X, y, split, grid=grid, fixed=fixed, scenario="test-set", rng=0, progress=False)
     cold = select("laprlsc", X, y, split, grid=grid, fixed=fixed, scenario="test-set", rng=0, progress=False,
                   warm_start=False)
@@ -327,7 +327,7 @@ def test_each_selection_owns_its_graph_cache(monkeypatch, moons):
 
     monkeypatch.setattr(toolkit.graphs, "build_laplacian", counting)
     kw = dict(grid={"gamma_A": [1e-2, 1e-1], "gamma_I": [0.1, 1.0]}, n_folds=3, rng=0, progress=False,
-              fixed={"kernel": "rbf", "sigma": 0.5, "neighbors": 5, "method": "newton"})
+              fixed={"kernel": "rbf", "sigma": 0.5, "n_neighbors": 5, "method": "newton"})
     first = select("lapsvm", X, y, split, **kw)
     assert len(builds) == 3 + 1
     second = select("lapsvm", X, y, split, **kw)
@@ -389,7 +389,7 @@ def test_every_registered_method_runs_through_select(name, moons):
     grid = {k: [v[len(v) // 2]] for k, v in m.grid.items()}
     fixed = {"kernel": "rbf", "sigma": 0.5}
     if m.family in ("laplacian", "path"):
-        fixed["neighbors"] = 5
+        fixed["n_neighbors"] = 5
     if name == "s2rlsc":
         fixed["restarts"] = 2
     cv = select(name, X, y, split, grid=grid, fixed=fixed, n_folds=3, rng=0, progress=False)
@@ -404,7 +404,7 @@ def test_select_hands_the_validation_points_to_a_validation_stopping_rule(stop, 
     from toolkit.manifold import lapsvm
     from toolkit.selection import CachedKernel
     X, y, split = moons
-    params = dict(gamma_A=1e-2, gamma_I=1.0, neighbors=5, method="pcg", stop=stop)
+    params = dict(gamma_A=1e-2, gamma_I=1.0, n_neighbors=5, method="pcg", stop=stop)
     sel = select("lapsvm", X, y, split, grid={}, fixed={"kernel": "rbf", "sigma": 0.5, **params},
                  scenario="validation", rng=0, progress=False)
     v = split.validation

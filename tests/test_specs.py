@@ -58,12 +58,12 @@ def test_a_spec_names_the_field_it_refuses(make, name):
 def test_graph_laplacian_is_the_building_block():
     X = np.random.default_rng(1).normal(size=(40, 3))
     spec = Graph(n_neighbors=5, weight="binary", normalized=False, power=2)
-    expected = laplacian(X, neighbors=5, weight="binary", normalized=False, degree=2)
+    expected = laplacian(X, n_neighbors=5, weight="binary", normalized=False, power=2)
     assert (spec.laplacian(X) != expected).nnz == 0
 
 
 def test_from_flat_gathers_the_flat_keywords_of_each_spec():
-    specs, rest = from_flat({"neighbors": 6, "degree": 1, "method": "newton", "gamma_I": 0.1, "n_basis": None},
+    specs, rest = from_flat({"n_neighbors": 6, "laplacian_power": 1, "method": "newton", "gamma_I": 0.1, "n_basis": None},
                             {"graph": Graph(), "solver": Solver(), "low_rank": None})
     assert specs == {"graph": Graph(n_neighbors=6, power=1), "solver": Solver("newton"), "low_rank": None}
     assert rest == {"gamma_I": 0.1}
@@ -122,7 +122,7 @@ def test_an_old_keyword_beside_its_spec_is_refused(moons):
 
 def test_a_given_laplacian_is_the_graph_argument(moons):
     X, y, lab, unl = moons
-    L = laplacian(np.r_[X[lab], X[unl]], neighbors=6, weight="heat", degree=2)
+    L = laplacian(np.r_[X[lab], X[unl]], n_neighbors=6, weight="heat", power=2)
     a = toolkit.lapsvm(X[lab], y[lab], X[unl], kernel=Kernel("rbf", sigma=0.4), graph=L, solver="newton")
     with pytest.warns(FutureWarning, match=r"graph=L \(L: the laplacian_matrix\)"):
         b = toolkit.lapsvm(X[lab], y[lab], X[unl], kernel=Kernel("rbf", sigma=0.4), laplacian_matrix=L, method="newton")
@@ -191,3 +191,64 @@ def test_the_solver_the_path_and_the_selection_build_the_same_graph_ties_include
 
 def _dense(L):
     return L.toarray() if hasattr(L, "toarray") else np.asarray(L @ np.eye(L.shape[0]))
+
+
+# ---------------------------------------------------------------- the registry's flat vocabulary
+def test_the_registry_reads_its_parameters_off_the_solvers_signatures():
+    """A method's parameters are its solver's keyword parameters, each spec spelled as the flat keywords
+    of its fields, less what the selection supplies: a parameter added to a solver reaches the registry."""
+    from toolkit._methods import METHODS, SUPPLIED, signature_params
+
+    lapsvm_params = METHODS["lapsvm"].valid_params
+    graph_fields = {f.name for f in dataclasses.fields(Graph)}
+    solver_fields = {f.name for f in dataclasses.fields(Solver)}
+    assert {FLAT_KEYWORDS[k][1] for k in lapsvm_params if FLAT_KEYWORDS.get(k, ("",))[0] == "graph"} == graph_fields
+    assert {FLAT_KEYWORDS[k][1] for k in lapsvm_params if FLAT_KEYWORDS.get(k, ("",))[0] == "solver"} == solver_fields
+    assert {"n_neighbors", "laplacian_power", "n_basis", "basis", "gamma_A", "gamma_I"} <= set(lapsvm_params)
+    assert not {"neighbors", "degree", "graph", "solver", "low_rank"} & set(lapsvm_params)
+    for name, method in METHODS.items():
+        if method.solver is None:
+            continue
+        module, function = method.solver.split(":")
+        signature = inspect.signature(getattr(__import__(module, fromlist=[function]), function)).parameters
+        plain = {p for p, v in signature.items() if v.kind is v.KEYWORD_ONLY and p not in SUPPLIED
+                 and p not in ("graph", "solver", "low_rank", "search") and p not in method.exclude}
+        assert plain <= set(method.valid_params), name
+        assert method.valid_params[4:] == signature_params(method.solver, method.exclude, method.extra)
+    assert METHODS["tsvm"].valid_params[-1] == "C_star_u" and "C_star" not in METHODS["tsvm"].valid_params
+
+
+def test_the_previous_releases_flat_names_are_read_with_a_future_warning(moons):
+    """select's grid and fixed, and the experiment files, read ``neighbors`` / ``degree`` as ``n_neighbors`` /
+    ``laplacian_power`` for one release (a FutureWarning names the new name); both at once are refused."""
+    from toolkit._methods import current_names
+    from toolkit.selection import Indices, select
+
+    X, y, lab, unl = moons
+    rows = np.r_[lab, unl]
+    split = Indices(np.arange(4), np.arange(4, 60), np.arange(60, 80))
+    fixed = {"kernel": "rbf", "sigma": 0.3, "gamma_A": 1e-2, "gamma_I": 1.0, "method": "direct"}
+    new = select("laprlsc", X[rows], y[rows], split, grid={"n_neighbors": [4, 6]},
+                 fixed={**fixed, "laplacian_power": 1}, rng=0, progress=False, n_folds=2, refit=False)
+    with pytest.warns(FutureWarning, match=r"select: grid: the parameter name 'neighbors' is deprecated.*'n_neighbors'"):
+        old = select("laprlsc", X[rows], y[rows], split, grid={"neighbors": [4, 6]},
+                     fixed={**fixed, "laplacian_power": 1}, rng=0, progress=False, n_folds=2, refit=False)
+    assert old.results.drop(columns="seconds").equals(new.results.drop(columns="seconds")) and len(new.results) == 4
+    with pytest.warns(FutureWarning, match="'degree' is deprecated"):
+        assert current_names({"degree": 1, "gamma_I": 0.1}, "here") == {"laplacian_power": 1, "gamma_I": 0.1}
+    with pytest.raises(ValueError, match="'neighbors' and 'n_neighbors' are the same parameter"):
+        current_names({"neighbors": 4, "n_neighbors": 6}, "here")
+
+
+def test_an_experiment_file_with_the_previous_names_loads_as_with_the_current_ones(tmp_path):
+    from toolkit.reports import load_experiment
+    from toolkit.reports._experiments import experiments_dir
+
+    text = (experiments_dir() / "quick.toml").read_text(encoding="utf-8")
+    assert "n_neighbors = 6, laplacian_power = 1" in text
+    old = tmp_path / "old.toml"
+    old.write_text(text.replace("n_neighbors = 6, laplacian_power = 1", "neighbors = 6, degree = 1"), encoding="utf-8")
+    with pytest.warns(FutureWarning, match="'neighbors', 'degree' are deprecated"):
+        before = load_experiment(old)
+    now = load_experiment(experiments_dir() / "quick.toml")
+    assert [c.parameters for c in before.configurations] == [c.parameters for c in now.configurations]

@@ -93,9 +93,9 @@ def test_a_tie_goes_to_the_smaller_index_also_beyond_the_searchs_candidates(nudg
     # against one nearer by 1e-6
     X = _star(nudge)
     for search in ("sklearn", "kernel"):
-        W = knn_graph(X, neighbors=1) if search == "sklearn" else knn_graph_from_kernel(X @ X.T, neighbors=1)
+        W = knn_graph(X, n_neighbors=1) if search == "sklearn" else knn_graph_from_kernel(X @ X.T, n_neighbors=1)
         assert list(W[len(X) - 1].indices) == [expected], search
-    W = knn_graph_from_kernel(rbf_kernel(X, sigma=1.0), neighbors=1, sigma=1.0)
+    W = knn_graph_from_kernel(rbf_kernel(X, sigma=1.0), n_neighbors=1, sigma=1.0)
     assert list(W[len(X) - 1].indices) == [expected], "rbf"
 
 
@@ -109,21 +109,21 @@ def test_knn_graph_is_the_same_after_a_few_ulps_and_with_other_thread_counts(dat
     else:
         X, _ = documents()
     with threadpool_limits(1):
-        W = knn_graph(X, neighbors=k, weight=weight)
+        W = knn_graph(X, n_neighbors=k, weight=weight)
     for seed in range(3):
-        _assert_same_graph(W, knn_graph(_ulps(X, seed), neighbors=k, weight=weight))
+        _assert_same_graph(W, knn_graph(_ulps(X, seed), n_neighbors=k, weight=weight))
     with threadpool_limits(2):
-        _assert_same_graph(W, knn_graph(X, neighbors=k, weight=weight))
+        _assert_same_graph(W, knn_graph(X, n_neighbors=k, weight=weight))
 
 
 def test_knn_graph_from_kernel_is_the_same_after_a_few_ulps():
     X, _ = binary_points()
-    W = knn_graph_from_kernel(rbf_kernel(X, sigma=2.0), neighbors=6, sigma=2.0, weight="heat")
-    Wf = knn_graph_from_kernel(X @ X.T, neighbors=6, weight="heat")
+    W = knn_graph_from_kernel(rbf_kernel(X, sigma=2.0), n_neighbors=6, sigma=2.0, weight="heat")
+    Wf = knn_graph_from_kernel(X @ X.T, n_neighbors=6, weight="heat")
     for seed in range(3):
         Xp = _ulps(X, seed)
-        _assert_same_graph(W, knn_graph_from_kernel(rbf_kernel(Xp, sigma=2.0), neighbors=6, sigma=2.0, weight="heat"))
-        _assert_same_graph(Wf, knn_graph_from_kernel(Xp @ Xp.T, neighbors=6, weight="heat"))
+        _assert_same_graph(W, knn_graph_from_kernel(rbf_kernel(Xp, sigma=2.0), n_neighbors=6, sigma=2.0, weight="heat"))
+        _assert_same_graph(Wf, knn_graph_from_kernel(Xp @ Xp.T, n_neighbors=6, weight="heat"))
 
 
 @pytest.mark.parametrize("data", ["binary", "documents"])

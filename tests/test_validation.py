@@ -302,7 +302,7 @@ def test_graphs_refuse_overflowing_features_instead_of_a_reshape_error():
     X = np.random.default_rng(0).normal(size=(12, 2)) * 1e200
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        for call, func in ((lambda: toolkit.graphs.laplacian(X, neighbors=3), "knn_graph"),
+        for call, func in ((lambda: toolkit.graphs.laplacian(X, n_neighbors=3), "knn_graph"),
                            (lambda: toolkit.graphs.epsilon_graph(X, radius=1.0), "epsilon_graph")):
             with pytest.raises(ValueError, match=rf"The 'X' parameter of {func} has rows too large for float64 "
                                                  r"kernels and distances"):
@@ -633,15 +633,15 @@ def _cases():
                                                                           rng=0),
                                         dict(dataset=np.tile([1.0, -1.0], 10), v=2), dict(dataset="vec", v="count")),
                            lambda r, a: len(r) == 2),
-        "graphs.knn_graph": (lambda rng: (lambda X, neighbors: toolkit.graphs.knn_graph(X, neighbors=neighbors,
-                                                                                          metric="cosine"),
-                                          dict(X=rng.normal(size=(8, 3)), neighbors=3),
-                                          dict(X="Xcos", neighbors="count")),
+        "graphs.knn_graph": (lambda rng: (lambda X, n_neighbors: toolkit.graphs.knn_graph(X, n_neighbors=n_neighbors,
+                                                                                            metric="cosine"),
+                                          dict(X=rng.normal(size=(8, 3)), n_neighbors=3),
+                                          dict(X="Xcos", n_neighbors="count")),
                              lambda r, a: r.shape == (len(a["X"]),) * 2 and _finite(r.data)),
-        "graphs.knn_graph_from_kernel": (lambda rng: (lambda K, neighbors: toolkit.graphs.knn_graph_from_kernel(
-                                                          K, neighbors=neighbors),
-                                                      dict(K=kernel(rng)[0], neighbors=3),
-                                                      dict(K="Kgraph", neighbors="count")),
+        "graphs.knn_graph_from_kernel": (lambda rng: (lambda K, n_neighbors: toolkit.graphs.knn_graph_from_kernel(
+                                                          K, n_neighbors=n_neighbors),
+                                                      dict(K=kernel(rng)[0], n_neighbors=3),
+                                                      dict(K="Kgraph", n_neighbors="count")),
                                          lambda r, a: _finite(r.data)),
         "stats.paired_ttest": (lambda rng: (stats.paired_ttest, dict(a=rng.random(6), b=rng.random(6)),
                                             dict(a="diffs", b="diffs")),
@@ -755,9 +755,9 @@ def test_select_names_a_graph_argument_refused_inside_the_laplacian():
     X = rng.normal(size=(40, 3))
     y = np.where(X[:, 0] > 0, 1.0, -1.0)
     y[:8] = np.tile([1.0, -1.0], 4)
-    with pytest.raises(ValueError, match=r"select\('lapsvm'\): fixed\['neighbors'\] = 0 is refused by Graph"):
+    with pytest.raises(ValueError, match=r"select\('lapsvm'\): fixed\['n_neighbors'\] = 0 is refused by Graph"):
         select("lapsvm", X, y, Indices(np.arange(8), np.arange(8, 30), np.arange(30, 40)), grid={"gamma_A": [1.0]},
-               fixed={"kernel": "rbf", "sigma": 1.0, "neighbors": 0}, rng=0, progress=False, n_folds=2)
+               fixed={"kernel": "rbf", "sigma": 1.0, "n_neighbors": 0}, rng=0, progress=False, n_folds=2)
 
 
 def test_laplacian_svm_path_runs_with_its_own_defaults_and_names_itself():

@@ -11,18 +11,79 @@ one depending on the other; the adapters only import their solver family when ca
 """
 from __future__ import annotations
 
+import functools
 import importlib
+import inspect
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from toolkit._validation import encode_binary_labels
-from toolkit.specs import from_flat
+from toolkit.specs import FLAT_KEYWORDS, RENAMED_FLAT, SEARCH_KEYWORDS, from_flat
 
-__all__ = ["Method", "METHODS", "register_method", "available_methods", "get_method", "KERNEL_PARAMS"]
+__all__ = ["Method", "METHODS", "register_method", "available_methods", "get_method", "KERNEL_PARAMS",
+           "signature_params", "current_names"]
 
 KERNEL_PARAMS = ("kernel", "sigma", "sigma_scale", "kernel_degree")
+#: What the selection hands a solver itself (the data, the kernel and its width, the seed, warm starts,
+#: validation data, callbacks, clients): never a parameter of a grid.
+SUPPLIED = frozenset({"X", "X_labeled", "y_labeled", "X_unlabeled", "kernel", "sigma", "kernel_degree", "coef0",
+                      "rng", "x0", "callback", "validation", "y_unlabeled", "scheduler", "progress", "operator"})
+#: The spec parameters of the solvers, which the registry spells as the flat keywords of their fields.
+SPEC_PARAMETERS = ("graph", "solver", "low_rank", "search")
+
+
+@functools.lru_cache(maxsize=None)
+def signature_params(function, exclude=(), extra=()):
+    """The registry's parameters of a solver, read off its signature.
+
+    Every keyword parameter of ``function`` (``"module:name"``) but what the selection supplies
+    (:data:`SUPPLIED`) and ``exclude``, each spec parameter (``graph``, ``solver``, ``low_rank``,
+    ``search``) spelled as the flat keywords of its fields (:data:`toolkit.specs.FLAT_KEYWORDS`; the
+    local search's :data:`toolkit.specs.SEARCH_KEYWORDS`), then ``extra``. Read when first asked, so
+    that the registry imports no solver family at import time.
+
+    Examples
+    --------
+    >>> signature_params("toolkit.rls:rlsc")
+    ('offset', 'lam')
+    """
+    module, name = function.split(":")
+    solver = getattr(importlib.import_module(module), name)
+    names = []
+    for parameter in inspect.signature(solver).parameters.values():
+        if parameter.kind is not parameter.KEYWORD_ONLY or parameter.name in SUPPLIED or parameter.name in exclude:
+            continue
+        if parameter.name in SPEC_PARAMETERS:
+            table = SEARCH_KEYWORDS if parameter.name == "search" else FLAT_KEYWORDS
+            names += [flat for flat, (spec, spec_field) in table.items() if spec == parameter.name
+                      and spec_field is not None and flat not in RENAMED_FLAT and flat not in exclude]
+        else:
+            names.append(parameter.name)
+    return tuple(dict.fromkeys(names + list(extra)))
+
+
+def current_names(params, where, stacklevel=3):
+    """``params`` with the flat names of the previous release (:data:`toolkit.specs.RENAMED_FLAT`:
+    ``neighbors``, ``degree``) under their current names, with one ``FutureWarning`` that names them.
+
+    The one translation of the registry's layer (the selection's ``grid`` and ``fixed``, the
+    experiment files). A name given twice, old and new, is refused.
+    """
+    old = [name for name in params if name in RENAMED_FLAT]
+    if not old:
+        return dict(params)
+    both = [name for name in old if RENAMED_FLAT[name] in params]
+    if both:
+        raise ValueError(f"{where}: {both[0]!r} and {RENAMED_FLAT[both[0]]!r} are the same parameter (the first is "
+                         f"its name of the previous release); give {RENAMED_FLAT[both[0]]!r} alone.")
+    warnings.warn(f"{where}: the parameter name{'s' if len(old) > 1 else ''} {', '.join(map(repr, old))} "
+                  f"{'are' if len(old) > 1 else 'is'} deprecated and will be removed in the next release; use "
+                  f"{', '.join(repr(RENAMED_FLAT[name]) for name in old)} instead.", FutureWarning,
+                  stacklevel=stacklevel)
+    return {RENAMED_FLAT.get(name, name): value for name, value in params.items()}
 
 
 @dataclass(frozen=True)
@@ -38,9 +99,10 @@ class Method:
         with ``predict(X)``; ``kernel`` is a :class:`toolkit.selection.CachedKernel` (anything with
         ``__call__(X, Z)`` and ``for_solver()``). Methods with ``shares_graph`` also get
         ``graphs=``, a :class:`toolkit.selection.GraphCache` or None.
-    params : tuple of str
+    params : tuple of str or None
         Accepted parameter names besides the kernel parameters (``kernel``, ``sigma``,
-        ``sigma_scale`` (multiples of the width heuristic ``s``), ``kernel_degree``).
+        ``sigma_scale`` (multiples of the width heuristic ``s``), ``kernel_degree``). None: read
+        off the signature of ``solver`` (:func:`signature_params`).
     grid : mapping
         Default grid (parameter -> values).
     baseline : str or None
@@ -74,12 +136,16 @@ class Method:
         The fit's keyword for a labelled validation set ``(X_V, y_V)``: select passes the split's
         validation points there when the early-stopping rule (``stop``) is the validation or the
         mixed check of Melacci & Belkin (§4.1, Tables 6-8).
+    solver : str or None
+        The solver the adapter calls, ``"module:function"``, whose signature gives ``params``
+        (less ``exclude``, plus ``extra``).
+    exclude, extra : tuple of str
     description, citation : str
     """
 
     name: str
     fit: Callable[..., Any]
-    params: tuple[str, ...]
+    params: tuple[str, ...] | None = None
     grid: Mapping[str, tuple] = field(default_factory=dict)
     baseline: str | None = None
     family: str = "supervised"
@@ -94,6 +160,9 @@ class Method:
     shares_graph: bool = False
     validation_param: str | None = None
     multiclass: bool = False
+    solver: str | None = None
+    exclude: tuple[str, ...] = ()
+    extra: tuple[str, ...] = ()
     description: str = ""
     citation: str = ""
 
@@ -113,7 +182,9 @@ class Method:
 
     @property
     def valid_params(self) -> tuple[str, ...]:
-        return tuple(KERNEL_PARAMS) + tuple(self.params)
+        """The kernel parameters, then ``params`` (read off ``solver``'s signature when None)."""
+        params = self.params if self.params is not None else signature_params(self.solver, self.exclude, self.extra)
+        return tuple(KERNEL_PARAMS) + tuple(params)
 
 
 METHODS: dict[str, Method] = {}
@@ -353,50 +424,40 @@ register_method(Method(
                 "same hinge loss without bias, two classes)",
     citation="Chang & Lin (2011), LIBSVM"))
 register_method(Method(
-    "rlsc", _fit_rlsc, params=("lam", "offset"), grid={"lam": _POW2}, family="supervised",
+    "rlsc", _fit_rlsc, solver="toolkit.rls:rlsc", grid={"lam": _POW2}, family="supervised",
     requires="toolkit.rls", regularization=("lam", "larger"), fit_path=_fit_rlsc_models, path_param="lam",
     description="regularised least-squares classifier (one eigendecomposition for all λ)",
     citation="Rifkin (2002); Gieseke et al. (2012) eq. 4"))
 register_method(Method(
-    "s2rlsc", _fit_s2rlsc,
-    params=("lam", "lam_u", "balance", "eps", "search", "order", "mu", "nu", "init", "restarts", "n_basis",
-            "offset", "patience"),
+    "s2rlsc", _fit_s2rlsc, solver="toolkit.rls:s2rlsc",
     grid={"lam": _POW2, "lam_u": (0.1, 1.0)}, baseline="rlsc", family="s2rlsc", requires="toolkit.rls",
     regularization=("lam", "larger"), balance_param="balance",
     # no warm start: starting the local search from the neighbouring grid point's labelling ends
     # in worse local optima (two moons) for no reliable speed-up
     description="semi-supervised RLSC by local search", citation="Gieseke et al. (2012)"))
 register_method(Method(
-    "tsvm", _fit_tsvm, params=("C", "C_star_u", "s", "balance", "tol", "max_iter"),
+    "tsvm", _fit_tsvm, solver="toolkit.transductive:tsvm", exclude=("C_star",), extra=("C_star_u",),
     grid={"C": _POW2, "C_star_u": (0.01, 1.0, 100.0)}, baseline="svc", family="transductive",
     requires="toolkit.transductive",
     regularization=("C", "smaller"), balance_param="balance",
     description="transductive SVM, ramp loss by CCCP (UniverSVM's algorithm); C_star_u = u C*",
     citation="Collobert, Sinz, Weston & Bottou (2006)"))
 register_method(Method(
-    "lapsvm", _fit_lapsvm,
-    params=("gamma_A", "gamma_I", "neighbors", "degree", "normalized", "method", "stop", "weight",
-            "graph_sigma", "metric", "dtype", "line_search", "preconditioner", "n_coarse", "n_basis", "basis",
-            "intercept", "one_vs_all", "tol"),
+    "lapsvm", _fit_lapsvm, solver="toolkit.manifold:lapsvm",
     shares_graph=True, validation_param="validation",
     multiclass=True,
     grid={"gamma_A": (1e-6, 1e-4, 1e-2), "gamma_I": (0.0, 1e-2, 1.0)}, baseline="svc", family="laplacian",
     requires="toolkit.manifold", regularization=("gamma_A", "larger"), warm_start="x0",
     description="Laplacian SVM in the primal", citation="Melacci & Belkin (2011)"))
 register_method(Method(
-    "laprlsc", _fit_laprlsc,
-    params=("gamma_A", "gamma_I", "neighbors", "degree", "normalized", "method", "stop", "weight",
-            "graph_sigma", "metric", "preconditioner", "n_coarse", "n_basis", "basis", "intercept", "one_vs_all",
-            "tol"),
+    "laprlsc", _fit_laprlsc, solver="toolkit.manifold:laprlsc",
     shares_graph=True,
     validation_param="validation", multiclass=True,
     grid={"gamma_A": (1e-6, 1e-4, 1e-2), "gamma_I": (0.0, 1e-2, 1.0)}, baseline="rlsc", family="laplacian",
     requires="toolkit.manifold", regularization=("gamma_A", "larger"), warm_start="x0",
     description="Laplacian RLSC in the primal", citation="Melacci & Belkin (2011) eq. 14"))
 register_method(Method(
-    "lapsvm_dual", _fit_lapsvm_dual,
-    params=("gamma_A", "gamma_I", "neighbors", "degree", "normalized", "weight", "graph_sigma",
-            "metric"), shares_graph=True, multiclass=True,
+    "lapsvm_dual", _fit_lapsvm_dual, solver="toolkit.manifold:lapsvm_dual", shares_graph=True, multiclass=True,
     grid={"gamma_A": (1e-6, 1e-4, 1e-2), "gamma_I": (1e-2, 1.0)}, baseline="svc", family="laplacian",
     requires="toolkit.manifold", regularization=("gamma_A", "larger"),
     description="Laplacian SVM, the original hinge-loss dual", citation="Belkin, Niyogi & Sindhwani (2006)"))
@@ -406,9 +467,7 @@ register_method(Method(
     fit_path=_fit_svm_path_models, path_param="lam",
     description="entire regularisation path of the SVM", citation="Hastie et al. (2004)"))
 register_method(Method(
-    "lapsvm_path", _fit_lap_path,
-    params=("lam", "neighbors", "gamma_ratio", "degree", "normalized", "weight", "graph_sigma", "metric", "n_basis",
-            "basis"),
+    "lapsvm_path", _fit_lap_path, solver="toolkit.paths:laplacian_svm_path", extra=("lam",),
     grid={"lam": _POW2},
     baseline="svm_path", family="path", requires="toolkit.paths", regularization=("lam", "larger"),
     fit_path=_fit_lap_path_models, path_param="lam",

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numbers
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -662,8 +663,8 @@ def _check_cosine_rows(metric, sq_norms, func):
                          "or use metric='euclidean'.")
 
 
-def knn_graph(X, *, neighbors=6, weight="binary", graph_sigma=None, metric="euclidean", neighbor_search="auto",
-              rng=None):
+def knn_graph(X, *, n_neighbors=6, weight="binary", graph_sigma=None, metric="euclidean", neighbor_search="auto",
+              rng=None, **deprecated):
     """Symmetrised k-nearest-neighbour graph ``W`` with ``W_ij > 0`` iff ``i ~ j``.
 
     ``i ~ j`` if ``x_j`` is among the ``k`` nearest neighbours of ``x_i`` or ``x_i`` among those of
@@ -672,7 +673,7 @@ def knn_graph(X, *, neighbors=6, weight="binary", graph_sigma=None, metric="eucl
     Parameters
     ----------
     X : array-like or sparse matrix of shape (n_samples, n_features)
-    neighbors : int, default=6
+    n_neighbors : int, default=6
         Number of neighbours ``k``, ``1 <= k <= n_samples - 1``. A point is never its own neighbour
         (duplicates of it are ordinary neighbours at distance 0).
     weight : {"binary", "heat", "distance"}, default="binary"
@@ -739,19 +740,20 @@ def knn_graph(X, *, neighbors=6, weight="binary", graph_sigma=None, metric="eucl
     Examples
     --------
     >>> import numpy as np
-    >>> W = knn_graph(np.array([[0.0], [1.0], [3.0]]), neighbors=1)
+    >>> W = knn_graph(np.array([[0.0], [1.0], [3.0]]), n_neighbors=1)
     >>> W.toarray()
     array([[0., 1., 0.],
            [1., 0., 1.],
            [0., 1., 0.]])
     """
     func = "knn_graph"
+    n_neighbors = _renamed(func, deprecated, n_neighbors=(n_neighbors, 6))["n_neighbors"]
     X = check_matrix(X, "X", func)
     sq_norms = check_row_norms(X, "X", func)
     n = X.shape[0]
     if n < 2:
         raise ValueError(f"The 'X' parameter of {func} must have at least 2 rows to build a graph. Got {n} instead.")
-    neighbors = check_scalar(neighbors, "neighbors", func, kind=numbers.Integral, low=1, high=n - 1)
+    neighbors = check_scalar(n_neighbors, "n_neighbors", func, kind=numbers.Integral, low=1, high=n - 1)
     check_option(weight, "weight", func, WEIGHTS)
     check_option(metric, "metric", func, METRICS)
     _check_cosine_rows(metric, sq_norms, func)
@@ -829,7 +831,7 @@ def _gather_at_least(K, rows, threshold, cols, counts):  # pragma: no cover - co
         counts[p] = c
 
 
-def knn_graph_from_kernel(K, *, neighbors=6, sigma=None, weight="binary", graph_sigma=None):
+def knn_graph_from_kernel(K, *, n_neighbors=6, sigma=None, weight="binary", graph_sigma=None, **deprecated):
     """Symmetrised kNN graph read off a kernel matrix, without the points.
 
     With ``sigma`` the kernel is the RBF kernel ``K_ij = exp(-||x_i - x_j||² / (2 σ²))``: ``K_ij``
@@ -844,7 +846,7 @@ def knn_graph_from_kernel(K, *, neighbors=6, sigma=None, weight="binary", graph_
     ----------
     K : ndarray of shape (n_samples, n_samples)
         Kernel matrix of the points (float64 recommended: float32 blurs near ties).
-    neighbors : int, default=6
+    n_neighbors : int, default=6
     sigma : float, default=None
         The RBF width σ of ``K``; ``None``: ``K`` is any kernel and feature-space distances are used.
     weight : {"binary", "heat", "distance"}, default="binary"
@@ -880,20 +882,21 @@ def knn_graph_from_kernel(K, *, neighbors=6, sigma=None, weight="binary", graph_
     >>> import numpy as np
     >>> from toolkit.kernels import rbf_kernel
     >>> X = np.random.default_rng(0).normal(size=(40, 3))
-    >>> W1 = knn_graph_from_kernel(rbf_kernel(X, sigma=2.0), neighbors=4, sigma=2.0)
-    >>> bool(abs(W1 - knn_graph(X, neighbors=4)).max() < 1e-12)
+    >>> W1 = knn_graph_from_kernel(rbf_kernel(X, sigma=2.0), n_neighbors=4, sigma=2.0)
+    >>> bool(abs(W1 - knn_graph(X, n_neighbors=4)).max() < 1e-12)
     True
-    >>> W2 = knn_graph_from_kernel(X @ X.T, neighbors=4)
-    >>> bool(abs(W2 - knn_graph(X, neighbors=4)).max() < 1e-12)
+    >>> W2 = knn_graph_from_kernel(X @ X.T, n_neighbors=4)
+    >>> bool(abs(W2 - knn_graph(X, n_neighbors=4)).max() < 1e-12)
     True
     """
     func = "knn_graph_from_kernel"
+    n_neighbors = _renamed(func, deprecated, n_neighbors=(n_neighbors, 6))["n_neighbors"]
     if not isinstance(K, np.ndarray) or K.ndim != 2 or K.shape[0] != K.shape[1]:
         raise ValueError(f"The 'K' parameter of {func} must be a square ndarray. Got {getattr(K, 'shape', K)!r} instead.")
     if K.dtype.kind not in "fiu":
         raise TypeError(f"The 'K' parameter of {func} must be a real matrix. Got dtype {K.dtype} instead.")
     n = K.shape[0]
-    neighbors = check_scalar(neighbors, "neighbors", func, kind=numbers.Integral, low=1, high=n - 1)
+    neighbors = check_scalar(n_neighbors, "n_neighbors", func, kind=numbers.Integral, low=1, high=n - 1)
     sigma = check_scalar(sigma, "sigma", func, low=0.0, low_closed=False, allow_none=True)
     check_option(weight, "weight", func, WEIGHTS)
     diagonal = None if sigma is not None else np.array(np.diagonal(K), dtype=np.float64)
@@ -1088,20 +1091,20 @@ def _product_fills_in(A, B, limit):
     return bool(_structural_nnz_exceeds(A.indptr, A.indices, B.indptr, B.indices, B.shape[1], float(limit)))
 
 
-def iterated_laplacian(L, *, degree=1, max_density=None):
+def iterated_laplacian(L, *, power=1, max_density=None, **deprecated):
     """The iterated Laplacian ``L^p``: an exactly symmetric CSR matrix, or an operator once it fills in.
 
     Parameters
     ----------
     L : sparse matrix or array-like of shape (n_samples, n_samples)
         A symmetric Laplacian, e.g. from :func:`graph_laplacian`.
-    degree : int, default=1
+    power : int, default=1
         The power ``p >= 1`` (Melacci & Belkin 2011, eq. 3 and Table 9, where it is called the
         "degree" of the Laplacian; the polynomial kernel's degree is ``kernel_degree`` everywhere).
     max_density : float in (0, 1], default=None
         ``None``: always the CSR matrix. Otherwise, once a partial product would have more than
         ``max_density · n²`` non-zeros (its structure counted before it is formed),
-        :func:`laplacian_operator` ``(L, degree=p)`` instead (the solvers use :data:`POWER_MAX_DENSITY`).
+        :func:`laplacian_operator` ``(L, power=p)`` instead (the solvers use :data:`POWER_MAX_DENSITY`).
 
     Returns
     -------
@@ -1118,12 +1121,13 @@ def iterated_laplacian(L, *, degree=1, max_density=None):
     --------
     >>> import numpy as np
     >>> L = graph_laplacian(np.array([[0.0, 1.0], [1.0, 0.0]]), normalized=False)
-    >>> iterated_laplacian(L, degree=2).toarray()
+    >>> iterated_laplacian(L, power=2).toarray()
     array([[ 2., -2.],
            [-2.,  2.]])
     """
     func = "iterated_laplacian"
-    degree = check_scalar(degree, "degree", func, kind=numbers.Integral, low=1)
+    power = _renamed(func, deprecated, power=(power, 1))["power"]
+    degree = check_scalar(power, "power", func, kind=numbers.Integral, low=1)
     max_density = check_scalar(max_density, "max_density", func, low=0.0, high=1.0, low_closed=False,
                                allow_none=True)
     L = sp.csr_matrix(L if sp.issparse(L) else check_matrix(L, "L", func), dtype=np.float64)
@@ -1133,7 +1137,7 @@ def iterated_laplacian(L, *, degree=1, max_density=None):
     power = L
     for _ in range(degree - 1):
         if max_density is not None and _product_fills_in(power, L, max_density * n * n):
-            return laplacian_operator(L, degree=degree)        # filling in: keep it matrix-free
+            return laplacian_operator(L, power=degree)        # filling in: keep it matrix-free
         power = power @ L
     # (P + Pᵀ) / 2 from two sorted CSR matrices: a CSR transpose comes out sorted, so the product's
     # unsorted rows are sorted by transposing twice (faster than scipy's sort of the rows; the same
@@ -1146,26 +1150,27 @@ def iterated_laplacian(L, *, degree=1, max_density=None):
     return power
 
 
-def laplacian(X, *, neighbors=6, weight="binary", graph_sigma=None, normalized=True, degree=1,
-              metric="euclidean", max_density=None, neighbor_search="auto", rng=None):
+def laplacian(X, *, n_neighbors=6, weight="binary", graph_sigma=None, normalized=True, power=1,
+              metric="euclidean", max_density=None, neighbor_search="auto", rng=None, **deprecated):
     """Iterated graph Laplacian ``L^p`` of the symmetrised kNN graph of ``X``.
 
     The intrinsic regulariser of manifold regularisation is ``fᵀ L^p f`` (Melacci & Belkin 2011,
-    eq. 3 and Table 9, where ``p`` is the "degree" of the Laplacian: ``degree`` here and in every
-    solver; the polynomial kernel's degree is ``kernel_degree``).
+    eq. 3 and Table 9, where ``p`` is the "degree" of the Laplacian: ``power`` here and in
+    :class:`toolkit.specs.Graph`, ``laplacian_power`` in the estimators and the selection; the
+    polynomial kernel's degree is ``kernel_degree``).
 
     Parameters
     ----------
     X : array-like or sparse matrix of shape (n_samples, n_features)
         All points, labelled and unlabelled.
-    neighbors : int, default=6
+    n_neighbors : int, default=6
         ``k`` of the kNN graph (see :func:`knn_graph`), ``1 <= k < n_samples``.
     weight : {"binary", "heat", "distance"}, default="binary"
     graph_sigma : float, default=None
         Width σ_G of heat weights; ``None``: the mean distance of the kNN lists (as :func:`knn_graph`).
     normalized : bool, default=True
         ``I - D^{-1/2} W D^{-1/2}`` if True, ``D - W`` otherwise.
-    degree : int, default=1
+    power : int, default=1
         The power ``p >= 1``.
     metric : {"euclidean", "cosine", "manhattan", "sqeuclidean"}, default="euclidean"
     max_density : float in (0, 1], default=None
@@ -1190,12 +1195,14 @@ def laplacian(X, *, neighbors=6, weight="binary", graph_sigma=None, normalized=T
     --------
     >>> import numpy as np
     >>> X = np.random.default_rng(0).normal(size=(20, 2))
-    >>> L = laplacian(X, neighbors=3, normalized=False)
+    >>> L = laplacian(X, n_neighbors=3, normalized=False)
     >>> bool(np.allclose(L.sum(axis=1), 0))
     True
     """
-    return build_laplacian(X, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma, normalized=normalized,
-                           degree=degree, metric=metric, neighbor_search=neighbor_search, max_density=max_density,
+    current = _renamed("laplacian", deprecated, n_neighbors=(n_neighbors, 6), power=(power, 1))
+    n_neighbors, power = current["n_neighbors"], current["power"]
+    return build_laplacian(X, n_neighbors=n_neighbors, weight=weight, graph_sigma=graph_sigma, normalized=normalized,
+                           power=power, metric=metric, neighbor_search=neighbor_search, max_density=max_density,
                            rng=rng).L
 
 
@@ -1221,7 +1228,7 @@ class BuiltGraph:
     seconds: tuple
 
 
-def build_laplacian(X, *, neighbors=6, weight="binary", graph_sigma=None, normalized=True, degree=1,
+def build_laplacian(X, *, n_neighbors=6, weight="binary", graph_sigma=None, normalized=True, power=1,
                     metric="euclidean", neighbor_search="auto", max_density=None, rng=None, kernel_matrix=None,
                     kernel_sigma=None):
     """``L^p`` of the symmetrised kNN graph: the one construction of every solver, path and selection.
@@ -1236,7 +1243,7 @@ def build_laplacian(X, *, neighbors=6, weight="binary", graph_sigma=None, normal
     ----------
     X : array-like, sparse matrix or None of shape (n_samples, n_features)
         The points, labelled and unlabelled; None with ``kernel_matrix`` (a precomputed kernel).
-    neighbors, weight, graph_sigma, normalized, degree, metric, neighbor_search, max_density, rng
+    n_neighbors, weight, graph_sigma, normalized, power, metric, neighbor_search, max_density, rng
         As in :func:`laplacian` (``neighbor_search`` may also be ``"kernel"``).
     kernel_matrix : ndarray of shape (n_samples, n_samples), default=None
         The kernel matrix of the points: read with ``X`` None (its feature-space distances) or with
@@ -1249,7 +1256,7 @@ def build_laplacian(X, *, neighbors=6, weight="binary", graph_sigma=None, normal
     BuiltGraph
     """
     func = "build_laplacian"
-    degree = check_scalar(degree, "degree", func, kind=numbers.Integral, low=1)
+    degree = check_scalar(power, "power", func, kind=numbers.Integral, low=1)
     if not isinstance(normalized, (bool, np.bool_)):
         raise TypeError(f"The 'normalized' parameter of {func} must be a bool. Got {normalized!r} instead.")
     t0 = time.perf_counter()
@@ -1260,28 +1267,28 @@ def build_laplacian(X, *, neighbors=6, weight="binary", graph_sigma=None, normal
         if metric != "euclidean":
             raise ValueError(f"{func}: a graph read off a kernel uses the kernel's own distances, so 'metric' must "
                              f"be 'euclidean'. Got {metric!r} instead; pass a precomputed Laplacian for another graph.")
-        W = knn_graph_from_kernel(kernel_matrix, neighbors=neighbors, sigma=None if X is None else kernel_sigma,
+        W = knn_graph_from_kernel(kernel_matrix, n_neighbors=n_neighbors, sigma=None if X is None else kernel_sigma,
                                   weight=weight, graph_sigma=graph_sigma)
         searched = "kernel"
     else:
         searched = choose_neighbor_search(X, metric) if neighbor_search == "auto" else neighbor_search
-        W = knn_graph(X, neighbors=neighbors, weight=weight, graph_sigma=graph_sigma, metric=metric,
+        W = knn_graph(X, n_neighbors=n_neighbors, weight=weight, graph_sigma=graph_sigma, metric=metric,
                       neighbor_search=searched, rng=rng)
     t1 = time.perf_counter()
-    L = iterated_laplacian(graph_laplacian(W, normalized=bool(normalized)), degree=degree, max_density=max_density)
+    L = iterated_laplacian(graph_laplacian(W, normalized=bool(normalized)), power=degree, max_density=max_density)
     degrees = np.asarray(W.sum(axis=1), dtype=float).ravel()
     return BuiltGraph(L=L, degrees=degrees, neighbor_search=searched, seconds=(t1 - t0, time.perf_counter() - t1))
 
 
-def laplacian_operator(L, *, degree=1):
+def laplacian_operator(L, *, power=1, **deprecated):
     """``L^p`` as a :class:`~scipy.sparse.linalg.LinearOperator` (``p`` sparse products per matvec).
 
     Parameters
     ----------
     L : sparse matrix or array-like of shape (n_samples, n_samples)
         A (symmetric) Laplacian, e.g. from :func:`graph_laplacian` or :func:`laplacian` with
-        ``degree=1``.
-    degree : int, default=1
+        ``power=1``.
+    power : int, default=1
         Power ``p >= 1``.
 
     Returns
@@ -1293,14 +1300,15 @@ def laplacian_operator(L, *, degree=1):
     --------
     >>> import numpy as np
     >>> X = np.random.default_rng(0).normal(size=(30, 2))
-    >>> L = laplacian(X, neighbors=4)
+    >>> L = laplacian(X, n_neighbors=4)
     >>> v = np.ones(30)
-    >>> bool(np.allclose(laplacian_operator(L, degree=3) @ v,
-    ...                  laplacian(X, neighbors=4, degree=3) @ v))
+    >>> bool(np.allclose(laplacian_operator(L, power=3) @ v,
+    ...                  laplacian(X, n_neighbors=4, power=3) @ v))
     True
     """
     func = "laplacian_operator"
-    degree = check_scalar(degree, "degree", func, kind=numbers.Integral, low=1)
+    power = _renamed(func, deprecated, power=(power, 1))["power"]
+    degree = check_scalar(power, "power", func, kind=numbers.Integral, low=1)
     if not sp.issparse(L):
         L = check_matrix(L, "L", func)
     else:
@@ -1354,7 +1362,7 @@ def check_given_laplacian(laplacian_matrix, func, n, *, degree, graph_args, max_
         return L
     if isinstance(L, LinearOperator):
         return L ** int(degree)
-    return iterated_laplacian(L, degree=int(degree), max_density=max_density)
+    return iterated_laplacian(L, power=int(degree), max_density=max_density)
 
 
 def check_graph_idle(func, graph_args):
@@ -1377,3 +1385,40 @@ def _same(value, default):
         return bool(value == default)
     except (TypeError, ValueError):       # an array or an object without a plain ==: not the default
         return False
+
+
+#: The building blocks' keywords of the previous release and their names now, as in
+#: :class:`toolkit.specs.Graph`: the neighbours ``n_neighbors``, the Laplacian's power ``power``
+#: (scikit-learn's ``degree`` is a polynomial kernel's). Understood for one release.
+RENAMED_KEYWORDS = {"neighbors": "n_neighbors", "degree": "power"}
+
+
+def _renamed(func, deprecated, **current):
+    """The values of ``current`` (name -> (value given, default)), the keywords of the previous release
+    in ``deprecated`` (:data:`RENAMED_KEYWORDS`) read in their place with one ``FutureWarning`` that
+    names the new spelling; the one translation of this module's renamed keywords.
+
+    Raises
+    ------
+    TypeError
+        A keyword ``func`` never took (as Python raises).
+    ValueError
+        An old keyword beside its new name set away from its default.
+    """
+    unknown = [name for name in deprecated if RENAMED_KEYWORDS.get(name) not in current]
+    if unknown:
+        raise TypeError(f"{func}() got an unexpected keyword argument {unknown[0]!r}")
+    values = {name: value for name, (value, _) in current.items()}
+    for old, value in deprecated.items():
+        new = RENAMED_KEYWORDS[old]
+        given, default = current[new]
+        if not _same(given, default):
+            raise ValueError(f"{func}: {old}={value!r} and {new}={given!r} are the same parameter ({old!r} is its "
+                             f"name of the previous release); pass {new} alone.")
+        values[new] = value
+    if deprecated:
+        warnings.warn(f"{func}: the keyword{'s' if len(deprecated) > 1 else ''} {', '.join(deprecated)} "
+                      f"{'are' if len(deprecated) > 1 else 'is'} deprecated and will be removed in the next release; "
+                      f"pass {', '.join(f'{RENAMED_KEYWORDS[old]}={value!r}' for old, value in deprecated.items())} "
+                      "instead.", FutureWarning, stacklevel=3)
+    return values

@@ -785,6 +785,9 @@ def resolve_width(sigma, X_labeled, X_unlabeled, func):
     with ``rule`` None.
     """
     rule = None
+    if sigma is None:
+        raise ValueError(f"The 'sigma' parameter of {func} is required for kernel='rbf' (the RBF width, a float > 0, "
+                         f"or {SIGMA_RULES[0]!r}). Got None instead.")
     if isinstance(sigma, str):
         check_option(sigma, "sigma", func, SIGMA_RULES)
         rule, sigma = sigma, scale_width(stack_rows(X_labeled, X_unlabeled))

@@ -211,8 +211,8 @@ class Graph:
         -------
         toolkit.graphs.BuiltGraph
         """
-        return graphs.build_laplacian(X, neighbors=self.n_neighbors, weight=self.weight, graph_sigma=self.sigma,
-                                      normalized=self.normalized, degree=self.power, metric=self.metric,
+        return graphs.build_laplacian(X, n_neighbors=self.n_neighbors, weight=self.weight, graph_sigma=self.sigma,
+                                      normalized=self.normalized, power=self.power, metric=self.metric,
                                       neighbor_search=self.neighbor_search, max_density=max_density, rng=rng,
                                       kernel_matrix=kernel_matrix, kernel_sigma=kernel_sigma)
 
@@ -423,10 +423,16 @@ class LocalSearch:
         return values
 
 
-# ---- the old flat keywords, one release ----------------------------------------------------------
-#: Each old flat keyword: (the parameter that replaces it, the field of that parameter's spec).
+# ---- the flat keywords ---------------------------------------------------------------------------
+#: Each flat keyword: (the spec parameter it belongs to, the field of that parameter's spec). The
+#: flat vocabulary of the layers that speak flat names (the selection's grids, the experiment files,
+#: the estimators' hyper-parameters, through :func:`from_flat`), and the functions' keywords of the
+#: previous release (through :func:`translate`). The graph's neighbours are ``n_neighbors`` and its
+#: Laplacian power ``laplacian_power`` (scikit-learn's ``degree`` is a polynomial kernel's); the
+#: previous release's ``neighbors`` and ``degree`` (:data:`RENAMED_FLAT`) are understood for one release.
 FLAT_KEYWORDS = {
     "sigma": ("kernel", "sigma"), "kernel_degree": ("kernel", "degree"), "coef0": ("kernel", "coef0"),
+    "n_neighbors": ("graph", "n_neighbors"), "laplacian_power": ("graph", "power"),
     "neighbors": ("graph", "n_neighbors"), "weight": ("graph", "weight"), "graph_sigma": ("graph", "sigma"),
     "metric": ("graph", "metric"), "normalized": ("graph", "normalized"), "degree": ("graph", "power"),
     "neighbor_search": ("graph", "neighbor_search"), "laplacian_matrix": ("graph", None),
@@ -443,6 +449,9 @@ FLAT_KEYWORDS = {
 SEARCH_KEYWORDS = {**{k: FLAT_KEYWORDS[k] for k in ("sigma", "kernel_degree", "coef0", "order", "mu", "nu", "restarts",
                                                    "polish", "patience")},
                    "tol": ("search", "tol"), "max_iter": ("search", "max_iter"), "search": ("search", "kind")}
+#: The flat names of the previous release and their current names (one release, with a FutureWarning
+#: where a layer reads them: :func:`toolkit._methods.current_names`).
+RENAMED_FLAT = {"neighbors": "n_neighbors", "degree": "laplacian_power"}
 _SPEC_NAMES = {"kernel": "Kernel", "graph": "Graph", "solver": "Solver", "low_rank": "LowRank", "search": "LocalSearch"}
 
 
@@ -500,7 +509,7 @@ def translate(func, old, accepted, given, *, defaults=None, stacklevel=4):
     spellings = [_spelling(parameter, values, (defaults or {}).get(parameter), given.get("kernel_name"))
                  for parameter, values in fields.items()]
     if "laplacian_matrix" in old:       # a given L (and its power): graph= takes the matrix itself
-        power = f"toolkit.graphs.iterated_laplacian(L, degree={old['degree']!r})" if "degree" in old else "L"
+        power = f"toolkit.graphs.iterated_laplacian(L, power={old['degree']!r})" if "degree" in old else "L"
         spellings = [s for s in spellings if not s.startswith("graph=")] + [f"graph={power} (L: the laplacian_matrix)"]
     warnings.warn(f"{func}: the keyword{'s' if len(old) > 1 else ''} {', '.join(old)} "
                   f"{'are' if len(old) > 1 else 'is'} deprecated and will be removed in the next release; pass "
@@ -525,12 +534,12 @@ def _spelling(parameter, values, default, kernel_name):
 
 
 def flat_name(spec, field):
-    """The flat keyword of a spec's field: ``flat_name("Graph", "n_neighbors")`` is ``"neighbors"``; None
+    """The flat keyword of a spec's field: ``flat_name("Graph", "power")`` is ``"laplacian_power"``; None
     for a field no flat keyword names. How a layer that speaks the flat names (the selection, the
     experiment files) names a field a spec refused."""
     for table in (FLAT_KEYWORDS, SEARCH_KEYWORDS):
         for name, (parameter, spec_field) in table.items():
-            if _SPEC_NAMES[parameter] == spec and spec_field == field:
+            if _SPEC_NAMES[parameter] == spec and spec_field == field and name not in RENAMED_FLAT:
                 return name
     return None
 
@@ -547,7 +556,7 @@ def from_flat(flat, defaults, keywords=FLAT_KEYWORDS):
     Parameters
     ----------
     flat : mapping
-        Keyword -> value, e.g. ``{"neighbors": 6, "gamma_I": 0.1, "method": "newton"}``.
+        Keyword -> value, e.g. ``{"n_neighbors": 6, "gamma_I": 0.1, "method": "newton"}``.
     defaults : mapping
         Spec parameter -> the spec that the keywords of ``flat`` change (``dataclasses.replace``),
         for the parameters to build: e.g. ``{"graph": Graph(), "solver": LAPSVM_SOLVER}``. Keywords
@@ -565,7 +574,7 @@ def from_flat(flat, defaults, keywords=FLAT_KEYWORDS):
 
     Examples
     --------
-    >>> from_flat({"neighbors": 6, "gamma_I": 0.1}, {"graph": Graph()})
+    >>> from_flat({"n_neighbors": 6, "gamma_I": 0.1}, {"graph": Graph()})
     ({'graph': Graph(n_neighbors=6, weight='heat', sigma=None, metric='euclidean', normalized=True, power=2, neighbor_search='auto')}, {'gamma_I': 0.1})
     """
     fields, rest = {}, {}

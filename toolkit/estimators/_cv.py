@@ -24,8 +24,8 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, c
 
 from toolkit._compat import validate_data
 from toolkit._validation import check_labeled_classes, check_option, check_scalar, marker_mask, resolve_unlabeled
-from toolkit.estimators._base import (DEPRECATED, FUNCTION_NAMES, SemiSupervisedClassifier, _marker_hint,
-                                     current_params, function_names, renamed_in_use, warn_deprecated)
+from toolkit.estimators._base import (DEPRECATED, SemiSupervisedClassifier, _marker_hint, current_params,
+                                     renamed_in_use, warn_deprecated)
 from toolkit.estimators._classifiers import S2RLSC, LapRLSC, LapSVM
 
 __all__ = ["LapSVMCV", "LapRLSCCV", "S2RLSCCV", "SIGMA_FACTORS"]
@@ -141,11 +141,11 @@ class _SelectionCV(SemiSupervisedClassifier):
         split = Indices(labeled, unlabeled, np.empty(0, dtype=np.int64))
         # the 1-SE rule's "simplest model": the largest candidate of the weight named here
         method = dataclasses.replace(get_method(self._method), regularization=(self._simplest, "larger"))
-        selection = select(method, X, target, split, grid=function_names(grid), fixed=function_names(fixed),
+        selection = select(method, X, target, split, grid=grid, fixed=fixed,
                            scenario="labeled-cv", n_folds=n_folds, refit=False, n_jobs=self.n_jobs,
                            rng=current_params(self)["random_state"], progress=self.progress)
-        chosen = function_names(selection.lambda_min if self.refit == "min" else selection.lambda_1se)
-        best = {name: chosen[FUNCTION_NAMES.get(name, name)] for name in grid}
+        chosen = selection.lambda_min if self.refit == "min" else selection.lambda_1se
+        best = {name: chosen[name] for name in grid}
         refit_params = {**fixed, **best, "unlabeled": self.unlabeled}
         if "random_state" in self._estimator().get_params():
             refit_params["random_state"] = selection.seed
@@ -169,7 +169,7 @@ class _SelectionCV(SemiSupervisedClassifier):
         """scikit-learn's ``cv_results_`` layout from the selection's summary: the errors in percent as
         the selection has them (``*_test_error``), the accuracies as fractions (``*_test_score``)."""
         table = selection.summary_table
-        params = [{name: p[FUNCTION_NAMES.get(name, name)] for name in grid} for p in map(json.loads, table["params"])]
+        params = [{name: p[name] for name in grid} for p in map(json.loads, table["params"])]
         mean_error = table["mean"].to_numpy(dtype=float)                    # percent
         std_error = table["sd"].fillna(0.0).to_numpy(dtype=float)
         se_error = table["se"].to_numpy(dtype=float)
@@ -212,7 +212,7 @@ class _SelectionCV(SemiSupervisedClassifier):
             varied = [name for name in self.best_params_ if len(set(self.cv_results_[f"param_{name}"])) > 1]
             preferred = [name for name in (*self._grid_names, "sigma") if name in varied]
             param = preferred[0] if preferred else next(iter(self.best_params_))
-        return self.selection_.plot(param=FUNCTION_NAMES.get(param, param), ax=ax)
+        return self.selection_.plot(param=param, ax=ax)
 
 
 _CV_PARAMS = """

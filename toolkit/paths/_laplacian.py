@@ -261,7 +261,8 @@ def graph_arguments(**given):
     from toolkit.graphs import laplacian
 
     defaults = inspect.signature(laplacian).parameters
-    return {k: (v, defaults[k].default) for k, v in given.items()}
+    names = {"neighbors": "n_neighbors", "degree": "power"}       # the body's names of laplacian's parameters
+    return {k: (v, defaults[names.get(k, k)].default) for k, v in given.items()}
 
 
 #: The graph of :func:`laplacian_svm_path` when ``graph=None``: :func:`toolkit.graphs.laplacian`'s plain one.

@@ -324,7 +324,7 @@ def cv_laplacian_svm_path(X_labeled, y_labeled, X_unlabeled, *, n_folds=5, lambd
                                        if name in deprecated}})
     if "laplacian_matrix" in deprecated:             # a given L, as it is or raised to `degree`
         given = deprecated.pop("laplacian_matrix")
-        graph = given if "degree" not in deprecated else iterated_laplacian(given, degree=deprecated.pop("degree"))
+        graph = given if "degree" not in deprecated else iterated_laplacian(given, power=deprecated.pop("degree"))
     if deprecated:                                   # the other graph keywords, onto the path's default graph
         from toolkit.specs import from_flat
         graph = from_flat(deprecated, {"graph": PATH_GRAPH})[0]["graph"]

@@ -200,9 +200,34 @@ def _experiment_path(name_or_path) -> Path:
 def _read_spec(path: Path) -> dict:
     try:
         with open(path, "rb") as fh:
-            return tomllib.load(fh)
+            spec = tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise ExperimentError(f"{path}: invalid TOML: {exc}") from exc
+    _current_parameter_names(path, spec)
+    return spec
+
+
+def _current_parameter_names(path: Path, spec: dict) -> None:
+    """The parameter tables of ``spec`` (every ``grid``, ``fixed`` and ``method_fixed`` entry) under the
+    registry's current names, in place: a name of the previous release (``neighbors``, ``degree``)
+    is read as its current one with a ``FutureWarning`` (:func:`toolkit._methods.current_names`)."""
+    from toolkit._methods import current_names
+
+    def renamed(table, where):
+        return current_names(table, f"{path}: {where}", stacklevel=5) if isinstance(table, dict) else table
+
+    for part in ("tasks", "methods"):
+        for i, entry in enumerate(spec.get(part, []) if isinstance(spec.get(part), list) else []):
+            if not isinstance(entry, dict):
+                continue
+            for key in ("grid", "fixed"):
+                if key in entry:
+                    entry[key] = renamed(entry[key], f"{part}[{i}].{key}")
+            if isinstance(entry.get("method_fixed"), dict):
+                entry["method_fixed"] = {label: renamed(table, f"{part}[{i}].method_fixed.{label}")
+                                         for label, table in entry["method_fixed"].items()}
+    if isinstance(spec.get("quick"), dict) and "fixed" in spec["quick"]:
+        spec["quick"]["fixed"] = renamed(spec["quick"]["fixed"], "quick.fixed")
 
 
 def _other_spec(path: Path, where: str, name) -> tuple[Path, dict]:

@@ -9,7 +9,7 @@ functions themselves can judge is checked here, by calling them on what each con
   here with the function's own message;
 * every value of every method's ``grid`` and ``fixed``, by :func:`toolkit.selection.select` on a
   small synthetic problem (each grid value once, the other parameters at their first value), so a
-  value a solver refuses (``lam = [-1]``, ``neighbors = 0``, ``sigma_scale = -1``) stops the run
+  value a solver refuses (``lam = [-1]``, ``n_neighbors = 0``, ``sigma_scale = -1``) stops the run
   here, named as the file writes it. Only refusals that name a parameter of the configuration count:
   anything else is left to the real run, on the real data.
 
@@ -26,7 +26,7 @@ from ._experiments import ExperimentError, _line_of
 
 __all__ = ["check_configurations"]
 
-#: Rows of the synthetic problem at least (more when ``neighbors`` or ``n_basis`` ask for them).
+#: Rows of the synthetic problem at least (more when ``n_neighbors`` or ``n_basis`` ask for them).
 PROBE_ROWS = 40
 
 
@@ -74,7 +74,7 @@ def _probe_problem(values, scenario):
     """A small two-class problem with enough rows for the largest neighbour count or basis asked for."""
     from toolkit.selection import Indices
 
-    ints = [v for k, vs in values.items() if k in ("neighbors", "n_basis", "n_coarse") for v in vs
+    ints = [v for k, vs in values.items() if k in ("n_neighbors", "n_basis", "n_coarse") for v in vs
             if isinstance(v, (int, np.integer)) and not isinstance(v, bool)]
     n = max(PROBE_ROWS, 2 * max(ints, default=0) + 20)
     rng = np.random.default_rng(0)

@@ -20,7 +20,7 @@ import numpy as np
 
 from toolkit._contract import DegenerateFitWarning
 from toolkit._cv import one_standard_error, stratified_folds
-from toolkit._methods import KERNEL_PARAMS, METHODS, Method, get_method, two_classes
+from toolkit._methods import KERNEL_PARAMS, METHODS, Method, current_names, get_method, two_classes
 from toolkit._validation import (check_consistent_rows, check_disjoint, check_indices, check_matrix, check_option,
                                  check_rng, check_scalar)
 from toolkit.kernels import KERNELS
@@ -591,7 +591,8 @@ def _check_grid(m, grid, fixed):
     if not isinstance(fixed, Mapping):
         raise TypeError(f"The 'fixed' parameter of {func} must be a mapping of parameter -> value. "
                         f"Got {type(fixed).__name__} instead.")
-    grid, fixed = dict(grid), dict(fixed)
+    grid = dict(grid) if default else current_names(grid, f"{func}: grid", stacklevel=4)
+    fixed = current_names(fixed, f"{func}: fixed", stacklevel=4)
     for name in list(grid) + list(fixed):
         if name not in m.valid_params:
             raise ValueError(f"Unknown parameter {name!r} for method {m.name!r}. "
@@ -632,7 +633,7 @@ _NAMED_PARAMETER = re.compile(r"The '(\w+)' parameter of (\w+)")
 @contextlib.contextmanager
 def _in_callers_terms(m, grid, fixed):
     """Re-raise a solver's refusal of a value the caller gave in ``grid`` or ``fixed`` naming it there
-    (``fixed['neighbors'] = 0``) before the inner function that checked it (``knn_graph``); any other
+    (``fixed['n_neighbors'] = 0``) before the inner function that checked it (``knn_graph``); any other
     error passes unchanged."""
     try:
         yield
