@@ -449,7 +449,7 @@ def test_labels_of_any_type_and_result_display():
     np.testing.assert_array_equal(r.predict(X) == "pos", r.decision_function(X) > 0)
     text = r.summary()
     assert "lapsvm" in text and "gamma_I = 1" in text and "kernel" in text
-    assert "LapSVMResult" in repr(r) and "<pre>" in r._repr_html_()
+    assert "LapSVMResult" in repr(r) and r._repr_html_().startswith("<table>")
     assert set(r.timings) == {"validation", "kernel", "graph", "laplacian", "compile", "solve"}
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.alpha = None                                                 # frozen

@@ -30,11 +30,11 @@ import scipy.sparse as sp
 from toolkit.manifold import _core as core
 from toolkit.manifold import _lowrank as lowrank
 from toolkit._contract import (BREAKDOWN, CALLBACK, CONVERGED, EARLY_STOP, MAX_ITER, ConvergenceWarning,
-                               DegenerateFitWarning, ReadOnlyDict, is_converged, status_message,
+                               DegenerateFitWarning, ReadOnlyDict, SolverResult, is_converged, status_message,
                                warn_not_converged)
 from toolkit._validation import (check_consistent_rows, check_features, check_labels,
                                  check_matrix, check_option, check_rng, check_scalar, label_classes)
-from toolkit.early_stopping import StopEvent, make_rule, start_monitor, ValidationCheck, MixedCheck
+from toolkit.early_stopping import make_rule, start_monitor, ValidationCheck, MixedCheck
 from toolkit.graphs import GRAPH_PARAMS, METRICS, NEIGHBOR_SEARCHES, POWER_MAX_DENSITY, WEIGHTS, check_given_laplacian
 from toolkit.specs import PRECONDITIONERS, Graph, Kernel, LowRank, Solver, translate
 from toolkit.kernels import (KERNELS, _blas_threads, check_dtype, cross_kernel, resolve_width,
@@ -95,7 +95,7 @@ def default_coarse_size(n_samples):
 
 # ------------------------------------------------------------------------------ result
 @dataclass(frozen=True, repr=False)
-class LapSVMResult:
+class LapSVMResult(SolverResult):
     """Result of :func:`lapsvm`, :func:`laprlsc` or :func:`lapsvm_dual`.
 
     Attributes
@@ -157,21 +157,14 @@ class LapSVMResult:
     alpha: np.ndarray
     b: Any
     objective: Any
-    converged: bool
-    status: int
-    message: str
-    n_iter: int
     n_line_search: int
-    stop: StopEvent | None
     stop_reason: str
-    history: Any
     timings: Any
     method: str
     loss: str
     classes: np.ndarray
     params: Any
     X_train: Any = field(repr=False)
-    fallbacks: tuple = ()
 
     @property
     def n_iter_per_problem(self):
@@ -196,31 +189,31 @@ class LapSVMResult:
         return self.classes[np.argmax(F, axis=1)]
 
     # -------------------------------------------------------------- display
-    def summary(self):
-        """A short plain-text report of the fit."""
-        obj = np.atleast_1d(self.objective)
-        t = self.timings
-        lines = [
-            f"{self.params['solver']} ({self.method}, {self.loss} loss)",
-            f"  n = {self.params['n_labeled']} labelled + {self.params['n_unlabeled']} unlabelled, "
-            f"classes = {self.classes.tolist()}",
-            f"  kernel = {self._kernel_text()}, " + self._graph_text(),
-            f"  gamma_A = {self.params['gamma_A']:g}, gamma_I = {self.params['gamma_I']:g}",
-            f"  objective = {np.array2string(obj, precision=6)}",
-            f"  status {self.status}: {self.message}",
-            f"  iterations = {self.n_iter}, line-search pieces = {self.n_line_search}",
-            "  time: " + ", ".join(f"{label} {t[key]:.3f} s" for key, label in (
+    @property
+    def _title(self):
+        return f"{self.params['solver']} ({self.method}, {self.loss} loss)"
+
+    def _rows(self):
+        p, t = self.params, self.timings
+        return [
+            ("training points", f"{p['n_labeled']} labelled + {p['n_unlabeled']} unlabelled"),
+            ("classes", self.classes.tolist()),
+            ("kernel", self._kernel_text()),
+            ("graph", self._graph_text()),
+            ("weights", f"gamma_A = {p['gamma_A']:g}, gamma_I = {p['gamma_I']:g}"),
+            ("objective", np.array2string(np.atleast_1d(self.objective), precision=6)),
+            *self._status_rows(),
+            ("iterations / line-search pieces", f"{self.n_iter} / {self.n_line_search}"),
+            ("time", ", ".join(f"{label} {t[key]:.3f} s" for key, label in (
                 ("validation", "validation"), ("kernel", "kernel"), ("graph", "graph"), ("laplacian", "L^p"),
-                ("solve", "solve")) if key in t),
+                ("solve", "solve")) if key in t)),
         ]
-        lines += [f"  fallback: {text}" for text in self.fallbacks]
-        return "\n".join(lines)
 
     def _graph_text(self):
         p = self.params
         if p.get("laplacian_matrix") == "given":
             power = "as given" if p["degree"] is None else f"raised to p = {p['degree']}"
-            return f"graph Laplacian given ({power})"
+            return f"Laplacian given ({power})"
         return f"neighbors = {p['neighbors']}, Laplacian power p = {p['degree']}, normalized = {p['normalized']}"
 
     def _kernel_text(self):
@@ -231,12 +224,9 @@ class LapSVMResult:
             return f"polynomial (kernel_degree={p['kernel_degree']}, coef0={p['coef0']:g})"
         return getattr(p["kernel"], "__name__", str(p["kernel"]))
 
-    def __repr__(self):
-        return (f"LapSVMResult(method={self.method!r}, loss={self.loss!r}, status={self.status}, "
-                f"n_iter={self.n_iter}, objective={np.round(self.objective, 6)!r})")
-
-    def _repr_html_(self):
-        return "<pre>" + self.summary().replace("&", "&amp;").replace("<", "&lt;") + "</pre>"
+    def _brief(self):
+        return (f"method={self.method!r}, loss={self.loss!r}, status={self.status}, "
+                f"n_iter={self.n_iter}, objective={np.round(self.objective, 6)!r}")
 
 
 # ------------------------------------------------------------------------------ shared setup
