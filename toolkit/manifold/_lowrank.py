@@ -38,7 +38,8 @@ from toolkit._numba_cache import njit
 from toolkit.early_stopping import Progress
 from toolkit.kernels import kernel_matrix
 from toolkit.specs import BASES
-from toolkit.manifold._core import InnerResult, _errors, decisions_of, exact_line_search, loss_terms, run_monitors
+from toolkit.manifold._core import _errors, decisions_of, exact_line_search, loss_terms, run_monitors
+from toolkit.manifold._core import InnerResult
 
 __all__ = ["BASES", "choose_basis", "nystrom_map", "graph_gram", "reduced_system", "TwoLevel", "labeled_rows", "newton_reduced", "pcg_reduced"]
 

@@ -35,7 +35,7 @@ from toolkit._contract import (BREAKDOWN, CALLBACK, CONVERGED, EARLY_STOP, MAX_I
                                warn_not_converged)
 from toolkit._validation import (check_consistent_rows, check_features, check_labels,
                                  check_matrix, check_option, check_rng, check_scalar, label_classes)
-from toolkit.early_stopping import make_rule, start_monitor, ValidationCheck, MixedCheck
+from toolkit.early_stopping import StopEvent, make_rule, start_monitor, ValidationCheck, MixedCheck
 from toolkit.graphs import GRAPH_PARAMS, METRICS, NEIGHBOR_SEARCHES, POWER_MAX_DENSITY, WEIGHTS, check_given_laplacian
 from toolkit.specs import PRECONDITIONERS, Graph, Kernel, LowRank, Solver, translate
 from toolkit.kernels import (KERNELS, _blas_threads, check_dtype, cross_kernel, resolve_width,

@@ -30,9 +30,9 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from toolkit._contract import SolverResult
 from toolkit.manifold._core import effective_kernel as _lapsvm_dual_kernel
 from toolkit.paths._svm import SvmPath, _labels_of, _svm_path
+from toolkit._contract import SolverResult
 from toolkit._validation import (check_features, check_kernel_matrix, check_matrix, check_option, check_scalar,
                                  encode_binary_labels)
 from toolkit.graphs import check_given_laplacian
