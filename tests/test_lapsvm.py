@@ -191,17 +191,17 @@ def test_pcg_iterates_equal_a_numpy_reference(dtype, hinge, operator):
                               product=lambda A: symmetric(A, np.empty(A.shape, dtype=K.dtype)))
     Lop = laplacian_operator(L, power=1) if operator else L
     r = core.pcg(K, Lop, Y, gA, gI, hinge=hinge, tol=0.0, max_iter=iters, dtype=np.dtype(dtype).type)
-    assert r["n_iter"] == iters
-    got = np.c_[r["history"]["objective"], r["history"]["grad_norm"], r["history"]["pgrad_norm"],
-                r["history"]["mixed_product"]]
+    assert r.n_iter == iters
+    got = np.c_[r.history["objective"], r.history["grad_norm"], r.history["pgrad_norm"],
+                r.history["mixed_product"]]
     # float32: 1e-12 catches float32 sums of float32 squares (norms must be summed in float64). float64:
     # the solver and the reference call symv on differently aligned copies of the same vectors, which
     # OpenBLAS may sum in another order; linear CG on this ill-conditioned K amplifies that to 1e-11
     # within six iterations (seen with the squared loss), so 1e-9, far below any error of the iteration
     rtol = 1e-12 if dtype == "float32" else 1e-9
     np.testing.assert_allclose(got, ref, rtol=rtol, atol=rtol * 1e-3 * np.abs(ref).max())
-    np.testing.assert_allclose(r["alpha"], alpha, rtol=1e-7, atol=1e-9 * np.abs(alpha).max())
-    assert r["b"] == pytest.approx(b, rel=1e-7, abs=1e-12)
+    np.testing.assert_allclose(r.alpha, alpha, rtol=1e-7, atol=1e-9 * np.abs(alpha).max())
+    assert r.b == pytest.approx(b, rel=1e-7, abs=1e-12)
 
 
 # ------------------------------------------------------------------------------ LapRLSC
@@ -449,7 +449,7 @@ def test_labels_of_any_type_and_result_display():
     np.testing.assert_array_equal(r.predict(X) == "pos", r.decision_function(X) > 0)
     text = r.summary()
     assert "lapsvm" in text and "gamma_I = 1" in text and "kernel" in text
-    assert "LapSVMResult" in repr(r) and "<pre>" in r._repr_html_()
+    assert "LapSVMResult" in repr(r) and r._repr_html_().startswith("<table>")
     assert set(r.timings) == {"validation", "kernel", "graph", "laplacian", "compile", "solve"}
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.alpha = None                                                 # frozen

@@ -105,7 +105,7 @@ def test_select_labeled_cv_tidy_output(moons):
     svc = SVC(C=cv.lambda_min["C"], kernel="precomputed").fit(rbf_kernel(Xl, sigma=0.5), y[split.labeled])
     expected = np.mean(svc.predict(rbf_kernel(X[split.test], Xl, sigma=0.5)) != y[split.test]) * 100
     assert cv.test_error == pytest.approx(expected)
-    assert "lambda_min" in cv.summary() and "<pre>" in cv._repr_html_()
+    assert "lambda_min" in cv.summary() and cv._repr_html_().startswith("<table>")
 
 
 def test_lambda_1se_is_the_simplest_within_one_standard_error(moons):

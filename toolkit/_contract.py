@@ -18,9 +18,10 @@ for its status and warning) follow one protocol, modelled on ``scipy.optimize``:
   :class:`RuleFired`, a ``StopIteration`` carrying its :class:`~toolkit.early_stopping.StopEvent`:
   the solver then ends with status 1 (:data:`EARLY_STOP`) and records the event in ``result.stop``.
 
-Every result carries ``converged``, ``status``, ``message``, ``n_iter`` and ``history``, and
-``fallbacks``: a tuple of sentences, one per numerical fallback the solver took (least squares
-instead of a failed factorisation, a ridge step), never silent.
+Every result derives from :class:`SolverResult` and so carries ``converged``, ``status``,
+``message``, ``n_iter``, ``history``, ``stop`` and ``fallbacks``: a tuple of sentences, one per
+numerical fallback the solver took (least squares instead of a failed factorisation, a ridge
+step), never silent.
 """
 from __future__ import annotations
 
@@ -28,9 +29,12 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from toolkit._display import Result
+
 __all__ = ["ConvergenceWarning", "DegenerateFitWarning", "SOLVER_STATUS", "StatusInfo", "CONVERGED", "EARLY_STOP", "MAX_ITER",
            "CALLBACK", "BREAKDOWN", "REQUESTED_END", "RESOLUTION_LIMIT", "status_message", "is_converged",
-           "IntermediateResult", "ReadOnlyDict", "lazy", "RuleFired", "CallbackStop", "run_callback", "warn_not_converged"]
+           "IntermediateResult", "ReadOnlyDict", "lazy", "RuleFired", "CallbackStop", "run_callback", "warn_not_converged",
+           "SolverResult"]
 
 
 class ConvergenceWarning(UserWarning):
@@ -108,6 +112,54 @@ def warn_not_converged(func, message, remedy, *, stacklevel=3):
     ``message`` is the result's message (it quotes the numbers); ``remedy`` says what to change.
     """
     warnings.warn(f"{func} did not converge. {message} {remedy}", ConvergenceWarning, stacklevel=stacklevel + 1)
+
+
+# ------------------------------------------------------------------------------ results
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class SolverResult(Result):
+    """The fields every solver's result carries, and their place in its display.
+
+    The base of the frozen results of :func:`~toolkit.s2rlsc`, :func:`~toolkit.mmc`,
+    :func:`~toolkit.tsvm`, :func:`~toolkit.lapsvm`, :func:`~toolkit.laprlsc`,
+    :func:`~toolkit.lapsvm_dual`, :func:`~toolkit.svm_path` and :func:`~toolkit.laplacian_svm_path`.
+    The fields are keyword-only, after the solver's own; ``summary()``, ``_repr_html_`` and
+    ``repr`` come from :class:`toolkit._display.Result`.
+
+    Attributes
+    ----------
+    converged : bool
+        ``is_converged(status)``: the solver ended on a goal it was asked to reach.
+    status : int
+        A code of :data:`SOLVER_STATUS`.
+    message : str
+        The code's template filled with the numbers of the run (:func:`status_message`).
+    n_iter : int
+        Iterations, steps, restarts or path events, as each solver counts them.
+    history : mapping of str to ndarray
+        What the solver recorded along the run (objective, gradient norms, checks of a rule, ...).
+    stop : StopEvent or None
+        The early-stopping rule that ended the run (status :data:`EARLY_STOP`), when and on which
+        value; None otherwise.
+    fallbacks : tuple of str
+        One sentence per numerical fallback the solver took; empty when none was needed.
+    """
+
+    converged: bool
+    status: int
+    message: str
+    n_iter: int
+    history: Mapping
+    stop: object = None
+    fallbacks: tuple = ()
+
+    def _status_rows(self):
+        """The contract's rows of the display: converged with the status code, the message, and
+        one row per fallback."""
+        return ([("converged", f"{self.converged} (status {self.status})"), ("message", self.message)]
+                + [("fallback", text) for text in self.fallbacks])
+
+    def _brief(self):
+        return f"status={self.status}, n_iter={self.n_iter}"
 
 
 # ------------------------------------------------------------------------------ callbacks

@@ -48,11 +48,11 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 
-from toolkit._display import html_table, text_table
+from toolkit._display import Result
 from toolkit._validation import _as_real_array, check_option, check_scalar
 
 __all__ = [
@@ -104,8 +104,8 @@ def _g(value, digits=4):
     return "–" if value != value else f"{value:.{digits}g}"
 
 
-@dataclass(frozen=True)
-class TestResult:
+@dataclass(frozen=True, repr=False)
+class TestResult(Result):
     """A two-sample paired test.
 
     Attributes
@@ -165,18 +165,15 @@ class TestResult:
                 (self.estimate_name, _g(self.estimate)), ("95% CI", f"[{_g(lo)}, {_g(hi)}]"),
                 (f"effect size ({self.effect_size_name})", _g(self.effect_size, 3))]
 
-    def summary(self) -> str:
-        """The test as a text table: statistic, p-value, estimate with its 95 % interval, effect size."""
-        return text_table(self.test, self._rows())
+    @property
+    def _title(self):
+        return self.test
 
-    def __repr__(self):
+    def _brief(self):
         lo, hi = self.conf_int()
-        return (f"TestResult({self.test}: {self._statistic_text()}, p = {_g(self.pvalue)}; {self.estimate_name} = "
+        return (f"{self.test}: {self._statistic_text()}, p = {_g(self.pvalue)}; {self.estimate_name} = "
                 f"{_g(self.estimate)} [95% CI {_g(lo)}, {_g(hi)}]; {self.effect_size_name} = "
-                f"{_g(self.effect_size)}; n = {self.n})")
-
-    def _repr_html_(self):
-        return html_table(self.test, self._rows())
+                f"{_g(self.effect_size)}; n = {self.n}")
 
 
 def _t_interval(mean, se, df):
@@ -359,8 +356,8 @@ def critical_difference(k: int, n_datasets: int, alpha: float = 0.05) -> float:
     return float(q * np.sqrt(k * (k + 1) / (6.0 * n_datasets)))
 
 
-@dataclass(frozen=True)
-class FriedmanResult:
+@dataclass(frozen=True, repr=False)
+class FriedmanResult(Result):
     """Friedman's test over data sets.
 
     ``statistic`` is Friedman's chi² (``k - 1`` df), ``iman_davenport`` the F statistic with its
@@ -379,6 +376,8 @@ class FriedmanResult:
     n_datasets: int
     n_methods: int
     effect_size_name: str = "Kendall's W"
+
+    _title: ClassVar[str] = "Friedman test over data sets (Demšar 2006)"
 
     def conf_int(self, alpha: float = 0.05):
         import pandas as pd
@@ -402,18 +401,11 @@ class FriedmanResult:
         return [("Mean ranks (1 = best) ± CD/2, Nemenyi intervals at alpha = 0.05",
                  table.sort_values("mean rank", kind="stable").round(3))]
 
-    def summary(self) -> str:
-        """The test as a text table: chi², Iman-Davenport F, Kendall's W, then the mean ranks."""
-        return text_table("Friedman test over data sets (Demšar 2006)", self._rows(), self._tables())
-
-    def __repr__(self):
+    def _brief(self):
         f = (f"Iman-Davenport F = {_g(self.iman_davenport)}, p = {_g(self.pvalue_f)}"
              if np.isfinite(self.iman_davenport) else "Iman-Davenport F undefined (all rankings agree)")
-        return (f"FriedmanResult(chi2 = {_g(self.statistic)}, df = {self.n_methods - 1}, p = {_g(self.pvalue)}; {f}; "
-                f"{self.effect_size_name} = {_g(self.effect_size, 3)}; N = {self.n_datasets}, k = {self.n_methods})")
-
-    def _repr_html_(self):
-        return html_table("Friedman test over data sets (Demšar 2006)", self._rows(), self._tables())
+        return (f"chi2 = {_g(self.statistic)}, df = {self.n_methods - 1}, p = {_g(self.pvalue)}; {f}; "
+                f"{self.effect_size_name} = {_g(self.effect_size, 3)}; N = {self.n_datasets}, k = {self.n_methods}")
 
 
 def friedman(scores, *, lower_is_better=True) -> FriedmanResult:
@@ -448,8 +440,8 @@ def friedman(scores, *, lower_is_better=True) -> FriedmanResult:
     return FriedmanResult(chi2, pvalue, chi2 / (N * (k - 1)), float(f), pf, ranks, N, k)
 
 
-@dataclass(frozen=True)
-class PosthocResult:
+@dataclass(frozen=True, repr=False)
+class PosthocResult(Result):
     """Post-hoc comparisons after Friedman's test.
 
     Attributes
@@ -516,20 +508,13 @@ class PosthocResult:
                 ("p-values" + (" (Holm-adjusted)" if self.method == "holm" else ""),
                  self.pvalues.loc[order, order].round(4))]
 
-    def summary(self) -> str:
-        """The comparisons as text tables: CD, the pairs that differ, the mean ranks and the p-values."""
-        return text_table(self._title, self._rows(), self._tables())
-
-    def __repr__(self):
+    def _brief(self):
         pairs = self._pairs()
         differ = sum(self.pvalues.at[a, b] < self.alpha for a, b in pairs)
         best = self.ranks.idxmin()
-        return (f"PosthocResult({self.method}: k = {len(self.ranks)}, N = {self.n_datasets}, CD = {_g(self.cd)} at "
+        return (f"{self.method}: k = {len(self.ranks)}, N = {self.n_datasets}, CD = {_g(self.cd)} at "
                 f"alpha = {self.alpha:g}; best mean rank {best} ({self.ranks[best]:.3g}); {differ} of {len(pairs)} "
-                f"pairs differ)")
-
-    def _repr_html_(self):
-        return html_table(self._title, self._rows(), self._tables())
+                f"pairs differ")
 
 
 def _rank_z(frame, lower_is_better):

@@ -43,6 +43,39 @@ STALL_WINDOW = 10
 
 _EPS = float(np.finfo(float).eps)
 
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class InnerResult:
+    """What an inner solver of the manifold family hands to the public wrapper, which turns it into
+    a :class:`~toolkit.manifold.LapSVMResult`: PCG and Newton here, their reduced forms in
+    :mod:`toolkit.manifold._lowrank`, the one-vs-all PCG runs and the dual in
+    :mod:`toolkit.manifold._solvers`.
+
+    ``alpha`` has shape ``(n, C)`` and ``b``, ``objective`` shape ``(C,)``, one column per
+    one-vs-all problem; ``status`` and ``detail`` fill the message of the contract's table;
+    ``stop_event`` is the rule that fired; ``max_iter`` the limit the solver ran under (quoted by the
+    warning). ``f = K α + b`` when the solver has it, ``theta = [b; w]`` for the reduced solvers,
+    ``switched_at`` the first iteration with the coarse correction ``coarse`` (PCG's switch of
+    preconditioner), ``n_kernel_products`` the products by K spent.
+    """
+
+    alpha: np.ndarray
+    b: np.ndarray
+    n_iter: int
+    n_line_search: int
+    status: int
+    detail: str
+    stop_event: object
+    history: dict
+    max_iter: int
+    objective: np.ndarray | None = None
+    f: np.ndarray | None = None
+    fallbacks: tuple = ()
+    n_kernel_products: int = 0
+    theta: np.ndarray | None = None
+    switched_at: int | None = None
+    coarse: object = None
+
 #: K's product with up to this many columns is formed one column at a time by BLAS symv, which
 #: reads one triangle of the symmetric K: half the memory traffic of gemv, the bound of a PCG
 #: iteration (``python benchmarks/bench_lapsvm.py`` times an iteration against this product). With
@@ -511,8 +544,8 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
     ``product_threads``: BLAS threads for the products by K alone (:func:`symmetric_product`).
     ``switch``: ``(t_s, make_coarse)``: without ``coarse``, after ``t_s`` iterations that did not stop,
     the coarse correction ``make_coarse()`` is added to the preconditioner from then on
-    (:func:`_switch_preconditioner`); ``raw["switched_at"]`` is then ``t_s + 1``.
-    Returns a dict of raw results for the public wrapper.
+    (:func:`_switch_preconditioner`); ``switched_at`` of the result is then ``t_s + 1``.
+    Returns an :class:`InnerResult` for the public wrapper.
     """
     n, C = K.shape[0], Y.shape[1]
     l = Y.shape[0]
@@ -610,10 +643,10 @@ def pcg(K, L, Y, gamma_A, gamma_I, *, hinge=True, tol=1e-6, max_iter=1000, alpha
                                         f"{hist[-1][1] / grad_zero:.3g} > tol = {tol:g}")
     alpha, b, f, obj = _final_point(alpha, b, matmul, L, Y, gamma_A, gamma_I, hinge)
     n_products += 1
-    return dict(alpha=alpha, b=b, objective=obj, f=f, n_iter=t if max_iter_eff else 0,
-                n_line_search=int(n_ls), status=status, detail=detail, stop_event=stop_event,
-                history=_pcg_history(hist, watch.checks), n_kernel_products=n_products, fallbacks=(),
-                max_iter=max_iter, switched_at=switched_at, coarse=coarse)
+    return InnerResult(alpha=alpha, b=b, objective=obj, f=f, n_iter=t if max_iter_eff else 0,
+                       n_line_search=int(n_ls), status=status, detail=detail, stop_event=stop_event,
+                       history=_pcg_history(hist, watch.checks), n_kernel_products=n_products, fallbacks=(),
+                       max_iter=max_iter, switched_at=switched_at, coarse=coarse)
 
 
 class _PcgStart(NamedTuple):
@@ -863,9 +896,9 @@ def _direct_squared(K, L, Y, gamma_A, gamma_I, base, top_base, L1, callback=None
     # α = 0, b = 0 gives every margin 1: the objective there is l / 2 per column
     history = {"objective": np.asarray([0.5 * l * C, float(obj.sum())]), "lstsq": np.array([False, used_lstsq]),
                "newton_steps": np.ones(C, dtype=int)}
-    return dict(alpha=alpha, b=b, objective=obj, f=f, n_iter=1, n_line_search=0, status=status,
-                detail=detail, stop_event=stop_event, history=history, n_kernel_products=0,
-                fallbacks=tuple(fallbacks), max_iter=1)
+    return InnerResult(alpha=alpha, b=b, objective=obj, f=f, n_iter=1, n_line_search=0, status=status,
+                       detail=detail, stop_event=stop_event, history=history, n_kernel_products=0,
+                       fallbacks=tuple(fallbacks), max_iter=1)
 
 
 def newton(K, L, Y, gamma_A, gamma_I, *, hinge=True, max_iter=50, alpha0=None, b0=None, callback=None,
@@ -972,6 +1005,6 @@ def newton(K, L, Y, gamma_A, gamma_I, *, hinge=True, max_iter=50, alpha0=None, b
     obj = objective(alpha, b, f, Lf, Y, gamma_A, gamma_I, True)
     history = {k: np.asarray(v, dtype=dt) for (k, v), dt in zip(hist.items(), (float, int, float, int, bool))}
     history["newton_steps"] = n_iter.copy()
-    return dict(alpha=alpha, b=b, objective=obj, f=f, n_iter=int(n_iter.max()), n_line_search=n_ls,
-                status=status, detail=detail, stop_event=stop_event, history=history,
-                n_kernel_products=0, fallbacks=tuple(fallbacks), max_iter=max_iter)
+    return InnerResult(alpha=alpha, b=b, objective=obj, f=f, n_iter=int(n_iter.max()), n_line_search=n_ls,
+                       status=status, detail=detail, stop_event=stop_event, history=history,
+                       n_kernel_products=0, fallbacks=tuple(fallbacks), max_iter=max_iter)

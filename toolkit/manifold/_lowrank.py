@@ -36,6 +36,7 @@ from toolkit._contract import (BREAKDOWN, CONVERGED, MAX_ITER, IntermediateResul
 from toolkit.early_stopping import Progress
 from toolkit.training import graph_gram, nystrom_map
 from toolkit.manifold._core import _errors, decisions_of, exact_line_search, loss_terms, run_monitors
+from toolkit.manifold._core import InnerResult
 
 __all__ = ["TwoLevel", "labeled_rows", "newton_reduced", "pcg_reduced"]
 
@@ -299,8 +300,10 @@ def pcg_reduced(Phi_L, G, Y, *, unlabeled_decisions, hinge, tol, max_iter, monit
 
 
 def _raw(theta, steps, history, status, detail, stop_event, fallbacks, max_iter, n_line_search):
-    """The dict the public wrappers turn into a :class:`~toolkit.manifold.LapSVMResult`."""
+    """The :class:`~toolkit.manifold._core.InnerResult` the public wrappers turn into a
+    :class:`~toolkit.manifold.LapSVMResult` (its objective is set there, on the labelled rows)."""
     hist = {k: np.asarray(v) for k, v in history.items()}
-    return dict(alpha=theta[1:].copy(), b=theta[0].copy(), theta=theta, n_iter=int(np.max(steps)) if len(steps) else 0,
-                n_line_search=int(n_line_search), status=status, detail=detail, stop_event=stop_event,
-                history=hist, fallbacks=tuple(fallbacks), max_iter=max_iter)
+    return InnerResult(alpha=theta[1:].copy(), b=theta[0].copy(), theta=theta,
+                       n_iter=int(np.max(steps)) if len(steps) else 0, n_line_search=int(n_line_search),
+                       status=status, detail=detail, stop_event=stop_event, history=hist,
+                       fallbacks=tuple(fallbacks), max_iter=max_iter)

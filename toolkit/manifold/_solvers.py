@@ -18,6 +18,7 @@ joint arg-max decisions.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import numbers
 import time
 import warnings
@@ -30,7 +31,7 @@ import scipy.sparse as sp
 from toolkit.manifold import _core as core
 from toolkit.manifold import _lowrank as lowrank
 from toolkit._contract import (BREAKDOWN, CALLBACK, CONVERGED, EARLY_STOP, MAX_ITER, ConvergenceWarning,
-                               DegenerateFitWarning, ReadOnlyDict, is_converged, status_message,
+                               DegenerateFitWarning, ReadOnlyDict, SolverResult, is_converged, status_message,
                                warn_not_converged)
 from toolkit._validation import (check_consistent_rows, check_features, check_labels,
                                  check_matrix, check_option, check_rng, check_scalar, label_classes)
@@ -84,7 +85,7 @@ def default_coarse_size(n_samples):
 
 # ------------------------------------------------------------------------------ result
 @dataclass(frozen=True, repr=False)
-class LapSVMResult:
+class LapSVMResult(SolverResult):
     """Result of :func:`lapsvm`, :func:`laprlsc` or :func:`lapsvm_dual`.
 
     Attributes
@@ -146,21 +147,14 @@ class LapSVMResult:
     alpha: np.ndarray
     b: Any
     objective: Any
-    converged: bool
-    status: int
-    message: str
-    n_iter: int
     n_line_search: int
-    stop: StopEvent | None
     stop_reason: str
-    history: Any
     timings: Any
     method: str
     loss: str
     classes: np.ndarray
     params: Any
     X_train: Any = field(repr=False)
-    fallbacks: tuple = ()
 
     @property
     def n_iter_per_problem(self):
@@ -185,31 +179,31 @@ class LapSVMResult:
         return self.classes[np.argmax(F, axis=1)]
 
     # -------------------------------------------------------------- display
-    def summary(self):
-        """A short plain-text report of the fit."""
-        obj = np.atleast_1d(self.objective)
-        t = self.timings
-        lines = [
-            f"{self.params['solver']} ({self.method}, {self.loss} loss)",
-            f"  n = {self.params['n_labeled']} labelled + {self.params['n_unlabeled']} unlabelled, "
-            f"classes = {self.classes.tolist()}",
-            f"  kernel = {self._kernel_text()}, " + self._graph_text(),
-            f"  gamma_A = {self.params['gamma_A']:g}, gamma_I = {self.params['gamma_I']:g}",
-            f"  objective = {np.array2string(obj, precision=6)}",
-            f"  status {self.status}: {self.message}",
-            f"  iterations = {self.n_iter}, line-search pieces = {self.n_line_search}",
-            "  time: " + ", ".join(f"{label} {t[key]:.3f} s" for key, label in (
+    @property
+    def _title(self):
+        return f"{self.params['solver']} ({self.method}, {self.loss} loss)"
+
+    def _rows(self):
+        p, t = self.params, self.timings
+        return [
+            ("training points", f"{p['n_labeled']} labelled + {p['n_unlabeled']} unlabelled"),
+            ("classes", self.classes.tolist()),
+            ("kernel", self._kernel_text()),
+            ("graph", self._graph_text()),
+            ("weights", f"gamma_A = {p['gamma_A']:g}, gamma_I = {p['gamma_I']:g}"),
+            ("objective", np.array2string(np.atleast_1d(self.objective), precision=6)),
+            *self._status_rows(),
+            ("iterations / line-search pieces", f"{self.n_iter} / {self.n_line_search}"),
+            ("time", ", ".join(f"{label} {t[key]:.3f} s" for key, label in (
                 ("validation", "validation"), ("kernel", "kernel"), ("graph", "graph"), ("laplacian", "L^p"),
-                ("solve", "solve")) if key in t),
+                ("solve", "solve")) if key in t)),
         ]
-        lines += [f"  fallback: {text}" for text in self.fallbacks]
-        return "\n".join(lines)
 
     def _graph_text(self):
         p = self.params
         if p.get("laplacian_matrix") == "given":
             power = "as given" if p["degree"] is None else f"raised to p = {p['degree']}"
-            return f"graph Laplacian given ({power})"
+            return f"Laplacian given ({power})"
         return f"neighbors = {p['neighbors']}, Laplacian power p = {p['degree']}, normalized = {p['normalized']}"
 
     def _kernel_text(self):
@@ -220,12 +214,9 @@ class LapSVMResult:
             return f"polynomial (kernel_degree={p['kernel_degree']}, coef0={p['coef0']:g})"
         return getattr(p["kernel"], "__name__", str(p["kernel"]))
 
-    def __repr__(self):
-        return (f"LapSVMResult(method={self.method!r}, loss={self.loss!r}, status={self.status}, "
-                f"n_iter={self.n_iter}, objective={np.round(self.objective, 6)!r})")
-
-    def _repr_html_(self):
-        return "<pre>" + self.summary().replace("&", "&amp;").replace("<", "&lt;") + "</pre>"
+    def _brief(self):
+        return (f"method={self.method!r}, loss={self.loss!r}, status={self.status}, "
+                f"n_iter={self.n_iter}, objective={np.round(self.objective, 6)!r}")
 
 
 # ------------------------------------------------------------------------------ shared setup
@@ -432,25 +423,27 @@ def _unlabeled_targets(y_unlabeled, u, classes, func, C):
 
 
 def _finish(raw, *, func, method, loss, classes, params, X, timings, t_solve, warn_fix, stacklevel=4):
-    C = raw["alpha"].shape[1]
-    alpha = raw["alpha"][:, 0].copy() if C == 1 else raw["alpha"]
-    b = float(raw["b"][0]) if C == 1 else np.asarray(raw["b"])
-    obj = float(raw["objective"][0]) if C == 1 else np.asarray(raw["objective"])
-    status = raw["status"]
-    message = status_message(status, raw["detail"])
+    """The :class:`LapSVMResult` of an inner solver's :class:`~toolkit.manifold._core.InnerResult`
+    (one column: scalars), with the contract's message and warning."""
+    C = raw.alpha.shape[1]
+    alpha = raw.alpha[:, 0].copy() if C == 1 else raw.alpha
+    b = float(raw.b[0]) if C == 1 else np.asarray(raw.b)
+    obj = float(raw.objective[0]) if C == 1 else np.asarray(raw.objective)
+    status = raw.status
+    message = status_message(status, raw.detail)
     if status in (MAX_ITER, BREAKDOWN):
-        remedy = (f"Increase max_iter (now {raw['max_iter']}){warn_fix}." if status == MAX_ITER else
+        remedy = (f"Increase max_iter (now {raw.max_iter}){warn_fix}." if status == MAX_ITER else
                   "Check the kernel (positive semi-definite, finite) and the scale of gamma_A / gamma_I.")
         warn_not_converged(f"{func} (method={method!r})", message, remedy, stacklevel=stacklevel)
-    stop = raw["stop_event"]
+    stop = raw.stop_event
     stop_reason = str(stop) if stop is not None else message
     return LapSVMResult(
         alpha=alpha, b=b, objective=obj, converged=is_converged(status), status=status, message=message,
-        n_iter=int(raw["n_iter"]), n_line_search=int(raw["n_line_search"]), stop=stop,
-        stop_reason=stop_reason, history=ReadOnlyDict(raw["history"]),
+        n_iter=int(raw.n_iter), n_line_search=int(raw.n_line_search), stop=stop,
+        stop_reason=stop_reason, history=ReadOnlyDict(raw.history),
         timings=ReadOnlyDict({**timings, "solve": t_solve}), method=method, loss=loss,
         classes=classes, params=ReadOnlyDict({**params, "solver": func, "method": method}), X_train=X,
-        fallbacks=tuple(raw.get("fallbacks", ())))
+        fallbacks=tuple(raw.fallbacks))
 
 
 def _blas_limit(threads):
@@ -466,7 +459,8 @@ def _pcg_separately(K, L, Y, alpha0, b0, validation, unlabeled_truth, classes, s
     """Each one-vs-all problem by its own PCG run, with its own early-stopping rule on its own sign
     decisions (LapSVMp trains binary classifiers only; a multi-class problem is C of them).
 
-    Returns the raw dict of :func:`core.pcg` for the C columns together: ``n_iter`` the largest
+    Returns the :class:`~toolkit.manifold._core.InnerResult` of :func:`core.pcg` for the C columns
+    together: ``n_iter`` the largest
     count, ``history["pcg_iterations"]`` each problem's, the other history arrays one problem after
     the other with ``history["problem"]`` (and ``check_problem``) naming the column of each row.
     """
@@ -479,29 +473,30 @@ def _pcg_separately(K, L, Y, alpha0, b0, validation, unlabeled_truth, classes, s
                              b0=None if b0 is None else b0[[c]], monitors=new_monitors(), validation=val_c,
                              unlabeled_truth=truth_c, **solve))
     severity = {BREAKDOWN: 4, MAX_ITER: 3, CALLBACK: 2, EARLY_STOP: 1, CONVERGED: 0}
-    k = max(range(C), key=lambda c: (severity.get(runs[c]["status"], 5), runs[c]["n_iter"]))
+    k = max(range(C), key=lambda c: (severity.get(runs[c].status, 5), runs[c].n_iter))
     worst = runs[k]
     history = {}
-    for key in runs[0]["history"]:
-        history[key] = np.concatenate([np.asarray(r["history"][key]) for r in runs])
-    history["problem"] = np.concatenate([np.full(len(r["history"]["objective"]), c) for c, r in enumerate(runs)])
-    history["check_problem"] = np.concatenate([np.full(len(r["history"]["check_iteration"]), c)
+    for key in runs[0].history:
+        history[key] = np.concatenate([np.asarray(r.history[key]) for r in runs])
+    history["problem"] = np.concatenate([np.full(len(r.history["objective"]), c) for c, r in enumerate(runs)])
+    history["check_problem"] = np.concatenate([np.full(len(r.history["check_iteration"]), c)
                                                for c, r in enumerate(runs)])
-    history["pcg_iterations"] = np.array([r["n_iter"] for r in runs])
-    each = "; ".join(f"class {classes[c]}: {r['n_iter']} iterations" for c, r in enumerate(runs))
-    detail = f"{worst['detail']}, in the problem of class {classes[k]} (each of the {C} one-vs-all problems on its own: {each})"
-    return dict(alpha=np.hstack([r["alpha"] for r in runs]), b=np.concatenate([r["b"] for r in runs]),
-                objective=np.concatenate([r["objective"] for r in runs]),
-                f=np.hstack([r["f"] for r in runs]), n_iter=int(history["pcg_iterations"].max()),
-                n_line_search=sum(r["n_line_search"] for r in runs), status=worst["status"],
-                detail=detail,
-                stop_event=None, history=history,
-                n_kernel_products=sum(r["n_kernel_products"] for r in runs),
-                fallbacks=tuple(dict.fromkeys([f for r in runs for f in r["fallbacks"]] + [  # and each switched run's
-                    f for r in runs if r["switched_at"] is not None for f in r["coarse"].fallbacks])),
-                max_iter=runs[0]["max_iter"],
-                switched_at=min((r["switched_at"] for r in runs if r["switched_at"] is not None), default=None),
-                coarse=next((r["coarse"] for r in runs if r["switched_at"] is not None), solve["coarse"]))
+    history["pcg_iterations"] = np.array([r.n_iter for r in runs])
+    each = "; ".join(f"class {classes[c]}: {r.n_iter} iterations" for c, r in enumerate(runs))
+    detail = f"{worst.detail}, in the problem of class {classes[k]} (each of the {C} one-vs-all problems on its own: {each})"
+    return core.InnerResult(
+        alpha=np.hstack([r.alpha for r in runs]), b=np.concatenate([r.b for r in runs]),
+        objective=np.concatenate([r.objective for r in runs]),
+        f=np.hstack([r.f for r in runs]), n_iter=int(history["pcg_iterations"].max()),
+        n_line_search=sum(r.n_line_search for r in runs), status=worst.status,
+        detail=detail,
+        stop_event=None, history=history,
+        n_kernel_products=sum(r.n_kernel_products for r in runs),
+        fallbacks=tuple(dict.fromkeys([f for r in runs for f in r.fallbacks] + [  # and each switched run's
+            f for r in runs if r.switched_at is not None for f in r.coarse.fallbacks])),
+        max_iter=runs[0].max_iter,
+        switched_at=min((r.switched_at for r in runs if r.switched_at is not None), default=None),
+        coarse=next((r.coarse for r in runs if r.switched_at is not None), solve["coarse"]))
 
 
 def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_degree, coef0,
@@ -605,12 +600,12 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
             else:
                 raw = core.pcg(K, L, Y, alpha0=alpha0, b0=b0, monitors=new_monitors(rule), validation=val,
                                unlabeled_truth=y_u, **solve)
-        if raw.get("switched_at") is not None:     # recorded: "kernel" until this iteration, then two-level
-            coarse = raw["coarse"]
-            params.update(preconditioner_switch=int(raw["switched_at"]), n_coarse=r,
+        if raw.switched_at is not None:     # recorded: "kernel" until this iteration, then two-level
+            coarse = raw.coarse
+            params.update(preconditioner_switch=int(raw.switched_at), n_coarse=r,
                           coarse_rank=int(coarse.T.shape[1]))
         if coarse is not None and coarse.fallbacks:
-            raw["fallbacks"] = tuple(dict.fromkeys(tuple(raw.get("fallbacks", ())) + tuple(coarse.fallbacks)))
+            raw = dataclasses.replace(raw, fallbacks=tuple(dict.fromkeys(raw.fallbacks + tuple(coarse.fallbacks))))
         fix = ", or use an early-stopping rule (stop='stability')"
     else:
         if max_iter is None:
@@ -623,7 +618,7 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
             raw = core.newton(K64, sp.csr_matrix((l, l)), Y, params["gamma_A"], 0.0, hinge=hinge,
                               max_iter=max_iter, alpha0=None if alpha0 is None else alpha0[:l], b0=b0,
                               callback=callback, line_search=line_search, intercept=intercept)
-            raw["alpha"] = np.vstack([raw["alpha"], np.zeros((n - l, C))])
+            raw = dataclasses.replace(raw, alpha=np.vstack([raw.alpha, np.zeros((n - l, C))]))
         else:
             K64 = np.asarray(K, dtype=float)
             raw = core.newton(K64, L, Y, params["gamma_A"], params["gamma_I"], hinge=hinge,
@@ -635,7 +630,7 @@ def _fit(func, hinge, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kerne
     t_solve = time.perf_counter() - t0
     result = _finish(raw, func=func, method=method, loss="squared_hinge" if hinge else "squared",
                      classes=classes, params=params, X=X, timings=timings, t_solve=t_solve, warn_fix=fix)
-    _warn_one_class(result, K, func, raw.get("f"))
+    _warn_one_class(result, K, func, raw.f)
     return result
 
 
@@ -724,12 +719,12 @@ def _fit_reduced(func, hinge, train, Y, classes, params, timings, *, method, sto
                 raw = lowrank.newton_reduced(Phi_L, G, Y, hinge=hinge, max_iter=50 if max_iter is None else max_iter,
                                              callback=callback)
                 fix = ""
-    theta = raw["theta"]
-    raw["objective"] = np.array([0.5 * (core.loss_terms(1.0 - Y[:, c] * (Phi_L @ theta[:, c]), hinge).sum()
-                                        + theta[:, c] @ (G @ theta[:, c])) for c in range(C)])
-    if first:                            # the bias row back, fixed at 0
-        raw["alpha"], raw["b"] = theta.copy(), np.zeros(C)
-    raw["alpha"] = T @ raw["alpha"]      # back to the expansion coefficients over the basis points
+    theta = raw.theta
+    objective = np.array([0.5 * (core.loss_terms(1.0 - Y[:, c] * (Phi_L @ theta[:, c]), hinge).sum()
+                                 + theta[:, c] @ (G @ theta[:, c])) for c in range(C)])
+    alpha, b = (theta.copy(), np.zeros(C)) if first else (raw.alpha, raw.b)   # first: the bias row back, b = 0
+    # back to the expansion coefficients over the basis points
+    raw = dataclasses.replace(raw, objective=objective, alpha=T @ alpha, b=b)
     t_solve = time.perf_counter() - t0
     result = _finish(raw, func=func, method=method, loss="squared_hinge" if hinge else "squared",
                      classes=classes, params=params, X=Z, timings=timings, t_solve=t_solve, warn_fix=fix,
@@ -1059,9 +1054,10 @@ def lapsvm_dual(X_labeled, y_labeled, X_unlabeled, *, kernel="rbf", graph=None, 
     else:
         status, detail = CONVERGED, f"SVC solved the dual (eq. 6) to tol={tol:g} in {n_iter} libsvm iterations"
     # α = 0, b = 0: every hinge term is 1, the objective is l per problem
-    raw = dict(alpha=alpha, b=b, objective=obj, n_iter=n_iter, n_line_search=0, status=status,
-               detail=detail, stop_event=None, max_iter=max_iter,
-               history={"objective": np.asarray([float(l * C), float(obj.sum())]), "svc_iterations": svc_iterations})
+    raw = core.InnerResult(alpha=alpha, b=b, objective=obj, n_iter=n_iter, n_line_search=0, status=status,
+                           detail=detail, stop_event=None, max_iter=max_iter,
+                           history={"objective": np.asarray([float(l * C), float(obj.sum())]),
+                                    "svc_iterations": svc_iterations})
     params.update(stop=None, tol=tol)
     return _finish(raw, func=func, method="dual", loss="hinge", classes=classes, params=params, X=X,
                    timings=timings, t_solve=t_solve, warn_fix=f", or loosen tol (now {tol:g})", stacklevel=3)

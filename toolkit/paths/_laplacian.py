@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
 
 from toolkit.paths._svm import SvmPath, _labels_of, _svm_path
+from toolkit._contract import SolverResult
 from toolkit._validation import (check_features, check_kernel_matrix, check_matrix, check_option, check_scalar,
                                  encode_binary_labels)
 from toolkit.specs import BASES, Graph, Kernel, LowRank, translate
@@ -88,7 +89,7 @@ def low_rank_effective_kernel(X, Z, L, n_labeled, gamma_ratio, *, kernel, sigma,
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
-class LaplacianSvmPath:
+class LaplacianSvmPath(SolverResult):
     """λ-path of the Laplacian hinge-loss model returned by :func:`laplacian_svm_path` (frozen).
 
     Attributes
@@ -114,7 +115,8 @@ class LaplacianSvmPath:
     gamma_A, gamma_I : ndarray (properties)
         The breakpoints in :func:`toolkit.lapsvm_dual`'s weights, ``λ / 2`` and ``r λ / 2``.
     converged, status, message, n_iter, history, stop, fallbacks
-        Those of ``svm`` (see :class:`SvmPath`; the one status table :data:`toolkit.SOLVER_STATUS`).
+        Those of ``svm`` (see :class:`SvmPath`; the one status table :data:`toolkit.SOLVER_STATUS`),
+        read from it when the path is made.
     """
 
     svm: SvmPath
@@ -128,6 +130,21 @@ class LaplacianSvmPath:
     coef0: float
     graph: dict
     laplacian_matrix: Any = None
+    # the solver contract, from the SVM path on the effective kernel
+    converged: bool = dataclasses.field(init=False)
+    status: int = dataclasses.field(init=False)
+    message: str = dataclasses.field(init=False)
+    n_iter: int = dataclasses.field(init=False)
+    history: dict = dataclasses.field(init=False)
+    stop: object = dataclasses.field(init=False)
+    fallbacks: tuple = dataclasses.field(init=False)
+
+    _title: ClassVar[str] = ("Laplacian hinge-loss path (Wang, Qin & Huang eq. 10-23; effective kernel "
+                             "J K (I + r L K)⁻¹ Jᵀ)")
+
+    def __post_init__(self):
+        for name in ("converged", "status", "message", "n_iter", "history", "stop", "fallbacks"):
+            object.__setattr__(self, name, getattr(self.svm, name))
 
     @property
     def breakpoints(self):
@@ -159,35 +176,6 @@ class LaplacianSvmPath:
     def gamma_I(self):
         """The breakpoints as :func:`toolkit.lapsvm_dual`'s intrinsic weight, ``γ_I = r λ / 2``."""
         return self.gamma_ratio * self.svm.breakpoints / 2.0
-
-    # the solver contract, from the SVM path on the effective kernel
-    @property
-    def converged(self):
-        return self.svm.converged
-
-    @property
-    def status(self):
-        return self.svm.status
-
-    @property
-    def message(self):
-        return self.svm.message
-
-    @property
-    def n_iter(self):
-        return self.svm.n_iter
-
-    @property
-    def history(self):
-        return self.svm.history
-
-    @property
-    def stop(self):
-        return self.svm.stop
-
-    @property
-    def fallbacks(self):
-        return self.svm.fallbacks
 
     def coef(self, s):
         """``(α, α₀)`` at λ = ``s`` (see :meth:`SvmPath.coef`)."""
@@ -232,25 +220,21 @@ class LaplacianSvmPath:
         """Plot α or the labelled margins against log λ (see :meth:`SvmPath.plot`)."""
         return self.svm.plot(kind, K=self.effective_kernel, ax=ax, max_lines=max_lines)
 
-    def summary(self) -> str:
-        """The SVM path's summary plus the semi-supervised parameters."""
+    def _rows(self):
+        """The semi-supervised parameters, then the SVM path's rows."""
         n, l = self.graph.get("n_samples", self.B.shape[0]), self.B.shape[1]
-        head = [
-            "Laplacian hinge-loss path (Wang, Qin & Huang eq. 10-23; effective kernel J K (I + r L K)⁻¹ Jᵀ)",
-            f"  labelled / unlabelled : {l} / {n - l}",
-            f"  gamma_ratio r         : {self.gamma_ratio:g}",
-            f"  kernel                : {self.kernel}" + (f" (sigma={self.sigma:g})" if self.sigma else ""),
-            f"  graph                 : {self.graph}",
+        return [
+            ("labelled / unlabelled", f"{l} / {n - l}"),
+            ("gamma_ratio r", f"{self.gamma_ratio:g}"),
+            ("kernel", f"{self.kernel}" + (f" (sigma={self.sigma:g})" if self.sigma else "")),
+            ("graph", f"{self.graph}"),
+            *self.svm._rows(),
         ]
-        return "\n".join(head) + "\n" + self.svm.summary()
 
-    def __repr__(self):
+    def _brief(self):
         n, l = self.B.shape
-        return (f"LaplacianSvmPath(n_labeled={l}, n_unlabeled={n - l}, gamma_ratio={self.gamma_ratio:g}, "
-                f"n_breakpoints={self.breakpoints.size})")
-
-    def _repr_html_(self):
-        return "<pre>" + self.summary() + "</pre>"
+        return (f"n_labeled={l}, n_unlabeled={n - l}, gamma_ratio={self.gamma_ratio:g}, "
+                f"n_breakpoints={self.breakpoints.size}")
 
 
 def graph_arguments(**given):

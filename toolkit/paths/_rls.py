@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from toolkit._cv import one_standard_error
+from toolkit._display import Result
 from toolkit.rls._spectral import coefficients, weighted_eigh
 from toolkit._validation import check_matrix, check_option, check_scalar, encode_binary_labels
 from toolkit.kernels import cross_kernel, training_kernel
@@ -28,7 +29,7 @@ __all__ = ["RlscPath", "rlsc_path"]
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
-class RlscPath:
+class RlscPath(Result):
     """The RLS path returned by :func:`rlsc_path` (frozen).
 
     Attributes
@@ -111,31 +112,29 @@ class RlscPath:
         """
         return _labels_of(_PM1 if self.classes is None else self.classes, self.decision_function(X, s))
 
-    def summary(self) -> str:
-        """A text report of the grid and the three selected λ."""
+    _title: ClassVar[str] = "Regularised least-squares path (one eigendecomposition; closed-form LOO and GCV)"
+
+    def _rows(self):
+        """The grid and the three selected λ."""
         i_min = int(np.flatnonzero(self.lambdas == self.lambda_min)[0])
-        lines = [
-            "Regularised least-squares path (one eigendecomposition; closed-form LOO and GCV)",
-            f"  training points  : {self.y.shape[0]}" + (" (regression)" if self.classes is None else
-                                                         f" ({int((self.y > 0).sum())} positive, "
-                                                         f"{int((self.y < 0).sum())} negative)"),
-            f"  λ grid           : {self.lambdas.size} values from {self.lambdas[0]:.4g} to {self.lambdas[-1]:.4g}",
-            f"  lambda_min (LOO) : {self.lambda_min:.4g}  (LOO error {self.loo_error[i_min]:.2f} %, "
-            f"df {self.df[i_min]:.1f})",
-            f"  lambda_1se       : {self.lambda_1se:.4g}",
-            f"  lambda_gcv       : {self.lambda_gcv:.4g}",
+        rows = [
+            ("training points", f"{self.y.shape[0]}" + (" (regression)" if self.classes is None else
+                                                        f" ({int((self.y > 0).sum())} positive, "
+                                                        f"{int((self.y < 0).sum())} negative)")),
+            ("λ grid", f"{self.lambdas.size} values from {self.lambdas[0]:.4g} to {self.lambdas[-1]:.4g}"),
+            ("lambda_min (LOO)", f"{self.lambda_min:.4g}  (LOO error {self.loo_error[i_min]:.2f} %, "
+                                 f"df {self.df[i_min]:.1f})"),
+            ("lambda_1se", f"{self.lambda_1se:.4g}"),
+            ("lambda_gcv", f"{self.lambda_gcv:.4g}"),
         ]
         if self.classes is not None and not _is_pm1(self.classes):
             labels = self.classes.tolist()
-            lines.insert(2, f"  classes          : {labels} (positive: {labels[1]!r})")
-        return "\n".join(lines)
+            rows.insert(1, ("classes", f"{labels} (positive: {labels[1]!r})"))
+        return rows
 
-    def __repr__(self):
-        return (f"RlscPath(n_samples={self.y.shape[0]}, n_lambdas={self.lambdas.size}, "
-                f"lambda_min={self.lambda_min:.4g}, lambda_gcv={self.lambda_gcv:.4g})")
-
-    def _repr_html_(self):
-        return "<pre>" + self.summary() + "</pre>"
+    def _brief(self):
+        return (f"n_samples={self.y.shape[0]}, n_lambdas={self.lambdas.size}, "
+                f"lambda_min={self.lambda_min:.4g}, lambda_gcv={self.lambda_gcv:.4g}")
 
     def plot(self, kind="loo", *, ax=None):
         """Plot ``"loo"`` (LOO error and GCV) or ``"coef"`` (c against log λ), λ_min and λ_1se marked."""

@@ -15,6 +15,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
 from toolkit._cv import one_standard_error, stratified_folds
+from toolkit._display import Result
 from toolkit.graphs import iterated_laplacian
 from toolkit._validation import check_matrix, check_rng, check_scalar, encode_binary_labels, encode_labels_as
 
@@ -22,7 +23,7 @@ __all__ = ["PathSelection", "validation_curve", "cv_svm_path", "cv_laplacian_svm
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
-class PathSelection:
+class PathSelection(Result):
     """Error along a λ grid and the selected λ (frozen; returned by the functions of this module).
 
     Attributes
@@ -60,23 +61,23 @@ class PathSelection:
     seed: int | None
     path: object = None
 
-    def summary(self) -> str:
-        """Grid, the two selected λ and their errors."""
+    @property
+    def _title(self):
         k = f", {self.n_folds} folds" if self.n_folds else ""
-        return "\n".join([
-            f"Path-based model selection ({self.method}{k})",
-            f"  λ grid     : {self.lambdas.size} values from {self.lambdas[0]:.4g} to {self.lambdas[-1]:.4g}",
-            f"  lambda_min : {self.lambda_min:.4g}  (error {self.error[self.index_min]:.2f} "
-            f"± {self.error_se[self.index_min]:.2f} %)",
-            f"  lambda_1se : {self.lambda_1se:.4g}  (error {self.error[self.index_1se]:.2f} %)",
-        ])
+        return f"Path-based model selection ({self.method}{k})"
 
-    def __repr__(self):
-        return (f"PathSelection(method={self.method!r}, n_lambdas={self.lambdas.size}, "
-                f"lambda_min={self.lambda_min:.4g}, lambda_1se={self.lambda_1se:.4g})")
+    def _rows(self):
+        """The grid, the two selected λ and their errors."""
+        return [
+            ("λ grid", f"{self.lambdas.size} values from {self.lambdas[0]:.4g} to {self.lambdas[-1]:.4g}"),
+            ("lambda_min", f"{self.lambda_min:.4g}  (error {self.error[self.index_min]:.2f} "
+                           f"± {self.error_se[self.index_min]:.2f} %)"),
+            ("lambda_1se", f"{self.lambda_1se:.4g}  (error {self.error[self.index_1se]:.2f} %)"),
+        ]
 
-    def _repr_html_(self):
-        return "<pre>" + self.summary() + "</pre>"
+    def _brief(self):
+        return (f"method={self.method!r}, n_lambdas={self.lambdas.size}, "
+                f"lambda_min={self.lambda_min:.4g}, lambda_1se={self.lambda_1se:.4g}")
 
     def plot(self, *, ax=None):
         """Error ± one standard error against log λ, ``lambda_min`` and ``lambda_1se`` marked."""

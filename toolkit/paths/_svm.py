@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
 from toolkit._contract import (CONVERGED, MAX_ITER, REQUESTED_END, RESOLUTION_LIMIT, IntermediateResult,
-                               is_converged, run_callback, status_message, warn_not_converged)
+                               SolverResult, is_converged, run_callback, status_message, warn_not_converged)
 from toolkit._validation import check_kernel_matrix, check_labels, check_matrix, check_scalar, encode_binary_labels
 from toolkit.kernels import cross_kernel, training_kernel
 
@@ -51,7 +51,7 @@ _PM1 = np.array([-1.0, 1.0])   # the classes of a path computed on labels alread
 
 # ============================================================================ result
 @dataclasses.dataclass(frozen=True, repr=False)
-class SvmPath:
+class SvmPath(SolverResult):
     """The piecewise-linear SVM path returned by :func:`svm_path` (frozen).
 
     Attributes
@@ -99,13 +99,8 @@ class SvmPath:
     alpha0s: np.ndarray
     elbow_sizes: np.ndarray
     y: np.ndarray
-    status: int
-    message: str
-    converged: bool
-    n_iter: int
     lambda_stop: float | None
     n_singular_steps: int
-    history: dict
     initialization: str
     # the segment below breakpoint k: kind 0 = linear in λ, 1 = empty elbow (α fixed, α₀ the
     # midpoint of its feasible interval); bounds = (min_{R+} h*, min_{L-} h*, max_{R-} h*, max_{L+} h*)
@@ -116,8 +111,6 @@ class SvmPath:
     _top_bounds: np.ndarray
     _tail_direction: np.ndarray | None  # dα/dλ below the last breakpoint (None: stopped)
     _tail_slope0: float
-    stop: object = None
-    fallbacks: tuple = ()
     kernel: Any = "precomputed"
     kernel_params: dict = dataclasses.field(default_factory=dict)
     X_train: Any = dataclasses.field(default=None, repr=False)
@@ -249,34 +242,30 @@ class SvmPath:
         return _labels_of(self.classes, self.decision_function(X, s))
 
     # ------------------------------------------------------------------ reporting
-    def summary(self) -> str:
-        """A short text report: size, start (Lemma 1 or 2), end, events, singular steps, KKT."""
-        h = self.history
-        lines = [
-            "SVM regularisation path (Hastie et al. 2004; Wang, Qin & Huang eq. 23)",
-            f"  training points       : {self.n_samples} ({int((self.y > 0).sum())} positive, "
-            f"{int((self.y < 0).sum())} negative)",
-            f"  initialisation        : {self.initialization}",
-            f"  breakpoints           : {self.breakpoints.size}  (λ from {self.breakpoints[0]:.6g} "
-            f"down to {self.breakpoints[-1]:.6g})",
-            f"  events processed      : {self.n_iter}",
-            f"  largest elbow         : {int(self.elbow_sizes.max())}",
-            f"  singular elbow steps  : {self.n_singular_steps}",
-            f"  max KKT violation     : {float(np.max(h['kkt_violation'])):.2e}",
-            f"  status                : {self.status} ({self.message})",
+    _title: ClassVar[str] = "SVM regularisation path (Hastie et al. 2004; Wang, Qin & Huang eq. 23)"
+
+    def _rows(self):
+        """Size, start (Lemma 1 or 2), end, events, singular steps, KKT."""
+        rows = [
+            ("training points", f"{self.n_samples} ({int((self.y > 0).sum())} positive, "
+                                f"{int((self.y < 0).sum())} negative)"),
+            ("initialisation", self.initialization),
+            ("breakpoints", f"{self.breakpoints.size}  (λ from {self.breakpoints[0]:.6g} "
+                            f"down to {self.breakpoints[-1]:.6g})"),
+            ("events processed", self.n_iter),
+            ("largest elbow", int(self.elbow_sizes.max())),
+            ("singular elbow steps", self.n_singular_steps),
+            ("max KKT violation", f"{float(np.max(self.history['kkt_violation'])):.2e}"),
+            *self._status_rows(),
         ]
         if not _is_pm1(self.classes):
             labels = self.classes.tolist()
-            lines.insert(2, f"  classes               : {labels} (positive: {labels[1]!r})")
-        lines += [f"  fallback              : {text}" for text in self.fallbacks]
-        return "\n".join(lines)
+            rows.insert(1, ("classes", f"{labels} (positive: {labels[1]!r})"))
+        return rows
 
-    def __repr__(self):
-        return (f"SvmPath(n_samples={self.n_samples}, n_breakpoints={self.breakpoints.size}, "
-                f"lambda=[{self.breakpoints[0]:.4g} .. {self.breakpoints[-1]:.4g}], status={self.status})")
-
-    def _repr_html_(self):
-        return "<pre>" + self.summary() + "</pre>"
+    def _brief(self):
+        return (f"n_samples={self.n_samples}, n_breakpoints={self.breakpoints.size}, "
+                f"lambda=[{self.breakpoints[0]:.4g} .. {self.breakpoints[-1]:.4g}], status={self.status}")
 
     def plot(self, kind="coef", *, K=None, ax=None, max_lines=None):
         """Plot the path against log λ with the breakpoints marked.

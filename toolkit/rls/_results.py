@@ -1,14 +1,18 @@
-"""Result objects of :mod:`toolkit.rls`: frozen dataclasses with ``predict`` and ``summary()``."""
+"""Result objects of :mod:`toolkit.rls`: frozen dataclasses with ``predict`` and ``summary()``.
+
+Their display (``summary()``, ``_repr_html_``, ``repr``) is the toolkit's one,
+:class:`toolkit._display.Result`; the search results carry the solver contract's fields
+(:class:`toolkit._contract.SolverResult`).
+"""
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
 
-from toolkit._display import html_table as _html_table
-from toolkit._display import text_table as _text_table
+from toolkit._contract import SolverResult
+from toolkit._display import Result
 from toolkit.kernels import kernel_matrix
 
 __all__ = ["KernelExpansion", "RestartRecord", "RLSCResult", "S2RLSCResult", "MMCResult"]
@@ -60,8 +64,8 @@ def _kernel_name(kernel):
     return kernel if isinstance(kernel, str) else getattr(kernel, "__name__", "callable")
 
 
-@dataclass(frozen=True, eq=False)
-class RLSCResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class RLSCResult(Result):
     """Supervised regularised least-squares classifier, eq. (4) of Gieseke et al. (2011).
 
     ``coefficients`` solve ``min_c (1/l)‖y − K c‖² + λ cᵀ K c``.  The eigendecomposition of ``K``
@@ -107,17 +111,17 @@ class RLSCResult:
         f = self.decision_function(X, lam)
         return self.classes[(f >= 0).astype(int)]
 
+    _title: ClassVar[str] = "RLSC (regularised least-squares classification)"
+    _html_title: ClassVar[str] = "RLSC"
+
     def _rows(self):
         return [("kernel", self.kernel), ("offset", self.offset), ("lambda", f"{self.lam:.6g}"),
                 ("n_labeled", self.coefficients.shape[0]), ("classes (-1, +1)", self.classes.tolist()),
                 ("objective (eq. 4)", f"{self.objective:.8g}"), ("time [s]", f"{self.time:.4f}")]
 
-    def summary(self):
-        """A short text report."""
-        return _text_table("RLSC (regularised least-squares classification)", self._rows())
-
-    def _repr_html_(self):
-        return _html_table("RLSC", self._rows())
+    def _brief(self):
+        return (f"kernel={self.kernel!r}, lam={self.lam:.6g}, n_labeled={self.coefficients.shape[0]}, "
+                f"objective={self.objective:.8g}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -134,8 +138,29 @@ class RestartRecord:
     time: float
 
 
-@dataclass(frozen=True, eq=False)
-class _SearchResultMixin:
+@dataclass(frozen=True, eq=False, repr=False)
+class _SearchResult(SolverResult):
+    """The schema shared by the search results; subclasses add their labels field and a title.
+
+    The contract's fields (``converged``, ``status``, ``message``, ``n_iter``, ``history``,
+    ``stop``, ``fallbacks``) come from :class:`toolkit._contract.SolverResult`.
+    """
+
+    coefficients: np.ndarray
+    objective: float
+    restart_objectives: np.ndarray
+    best_restart: int
+    n_evaluations: int
+    n_flips: int
+    time_preprocessing: float
+    time_search: float
+    time_total: float
+    seed: int | None
+    params: dict
+    classes: np.ndarray
+    restarts: tuple = field(repr=False)
+    expansion: KernelExpansion = field(repr=False)
+
     def decision_function(self, X):
         """Real-valued predictions ``f(x) = Σ_i c_i k(x_i, x)`` for new points.
 
@@ -149,7 +174,7 @@ class _SearchResultMixin:
         f = self.decision_function(X)
         return self.classes[(f >= 0).astype(int)]
 
-    def _search_rows(self):
+    def _rows(self):
         p = self.params
         rows = [("kernel", p["kernel"]), ("lambda", f"{p['lam']:.6g}")]
         if "lam_u" in p:
@@ -164,10 +189,13 @@ class _SearchResultMixin:
                   "{:.6g} / {:.6g} / {:.6g}".format(*np.percentile(self.restart_objectives, [0, 50, 100]))),
                  ("evaluations / accepted flips", f"{self.n_evaluations} / {self.n_flips}"),
                  ("time preprocessing / search [s]", f"{self.time_preprocessing:.3f} / {self.time_search:.3f}"),
-                 ("converged", f"{self.converged} (status {self.status})"),
-                 ("message", self.message),
+                 *self._status_rows(),
                  ("seed", self.seed)]
         return rows
+
+    def _brief(self):
+        return (f"objective={self.objective:.10g}, restarts={len(self.restart_objectives)}, status={self.status}, "
+                f"n_iter={self.n_iter}, seed={self.seed}")
 
 
 def _search_fields_doc():
@@ -209,44 +237,7 @@ def _search_fields_doc():
     """
 
 
-@dataclass(frozen=True, eq=False)
-class _SearchResult(_SearchResultMixin):
-    """The schema shared by the search results; subclasses add their labels field and a title."""
-
-    coefficients: np.ndarray
-    objective: float
-    restart_objectives: np.ndarray
-    best_restart: int
-    history: Mapping
-    n_evaluations: int
-    n_flips: int
-    n_iter: int
-    converged: bool
-    status: int
-    message: str
-    time_preprocessing: float
-    time_search: float
-    time_total: float
-    seed: int | None
-    params: dict
-    classes: np.ndarray
-    restarts: tuple = field(repr=False)
-    expansion: KernelExpansion = field(repr=False)
-    stop: object = None
-    fallbacks: tuple = ()
-
-    _title: ClassVar[str] = ""
-    _short_title: ClassVar[str] = ""
-
-    def summary(self):
-        """A short text report."""
-        return _text_table(self._title, self._search_rows())
-
-    def _repr_html_(self):
-        return _html_table(self._short_title, self._search_rows())
-
-
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class S2RLSCResult(_SearchResult):
     __doc__ = ("Semi-supervised RLSC fitted by local / evolutionary search (Gieseke et al. 2011, 2012)."
                "\n\n    ``labels_unlabeled`` are coded like ``y_labeled``." + _search_fields_doc())
@@ -254,10 +245,10 @@ class S2RLSCResult(_SearchResult):
     labels_unlabeled: np.ndarray = field(kw_only=True)
 
     _title: ClassVar[str] = "S2RLSC (semi-supervised regularised least-squares)"
-    _short_title: ClassVar[str] = "S2RLSC"
+    _html_title: ClassVar[str] = "S2RLSC"
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class MMCResult(_SearchResult):
     __doc__ = ("Maximum margin clustering by RLSC local / evolutionary search (Gieseke et al. 2012, eq. 16-17)."
                "\n\n    ``labels`` are -1 / +1." + _search_fields_doc())
@@ -265,4 +256,4 @@ class MMCResult(_SearchResult):
     labels: np.ndarray = field(kw_only=True)
 
     _title: ClassVar[str] = "MMC (maximum margin clustering, RLSC)"
-    _short_title: ClassVar[str] = "MMC"
+    _html_title: ClassVar[str] = "MMC"

@@ -20,6 +20,7 @@ import numpy as np
 
 from toolkit._contract import DegenerateFitWarning
 from toolkit._cv import one_standard_error, stratified_folds
+from toolkit._display import Result
 from toolkit._methods import KERNEL_PARAMS, METHODS, Method, current_names, get_method, two_classes
 from toolkit._validation import (check_consistent_rows, check_disjoint, check_indices, check_matrix, check_option,
                                  check_rng, check_scalar)
@@ -164,8 +165,8 @@ def _run_job_fits(method: Method, X, y, jobs_grid, fold, train_l, train_u, evals
     return rows
 
 
-@dataclass(frozen=True)
-class Selection:
+@dataclass(frozen=True, repr=False)
+class Selection(Result):
     """Result of :func:`select`.
 
     Attributes
@@ -241,23 +242,23 @@ class Selection:
         ax.legend(fontsize=8)
         return ax.figure
 
-    def summary(self) -> str:
-        lines = [f"Model selection for {self.method!r}, scenario {self.scenario}"
-                 + ("" if self.realistic else "  [NON-REALISTIC: parameters chosen on the test set]"),
-                 f"  lambda_min : {self.lambda_min}", f"  lambda_1se : {self.lambda_1se}",
-                 f"  refitted   : {self.best_params}",
-                 f"  test error : {self.test_error:.2f} %   unlabelled error: {self.unlabeled_error:.2f} %",
-                 f"  seed       : {self.seed}"]
-        return "\n".join(lines)
+    @property
+    def _title(self):
+        return (f"Model selection for {self.method!r}, scenario {self.scenario}"
+                + ("" if self.realistic else "  [NON-REALISTIC: parameters chosen on the test set]"))
 
-    def __repr__(self):
-        return self.summary()
+    def _rows(self):
+        return [("lambda_min", self.lambda_min), ("lambda_1se", self.lambda_1se), ("refitted", self.best_params),
+                ("test error", f"{self.test_error:.2f} %"), ("unlabelled error", f"{self.unlabeled_error:.2f} %"),
+                ("seed", self.seed)]
 
-    def _repr_html_(self):
-        import html
+    def _tables(self):
+        return [("Selection error per parameter combination (the first 20, in grid order)",
+                 self.summary_table.head(20))]
 
-        return (f"<pre>{html.escape(self.summary())}</pre>"
-                + self.summary_table.head(20).to_html(index=False))
+    def _brief(self):
+        return (f"method={self.method!r}, scenario={self.scenario!r}, lambda_min={self.lambda_min}, "
+                f"test_error={self.test_error:.2f}")
 
 
 def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, fixed=None,

@@ -9,29 +9,31 @@ import numbers
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import ClassVar, Mapping
 
 import numpy as np
 
-from toolkit._contract import (CONVERGED, MAX_ITER, IntermediateResult, is_converged, lazy, run_callback,
-                               status_message, warn_not_converged)
+from toolkit._contract import (CONVERGED, MAX_ITER, IntermediateResult, SolverResult, is_converged, lazy,
+                               run_callback, status_message, warn_not_converged)
 from toolkit._validation import check_features, check_matrix, check_scalar, encode_binary_labels
 from toolkit.kernels import stacked_training_kernel
-from toolkit.rls._results import KernelExpansion, _html_table, _text_table
+from toolkit.rls._results import KernelExpansion
 from toolkit.rls._solvers import _check_kernel
 
 __all__ = ["tsvm", "TSVMResult"]
 
 
-@dataclass(frozen=True, eq=False)
-class TSVMResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class TSVMResult(SolverResult):
     """A transductive SVM fitted by CCCP (Collobert et al. 2006, Algorithm 2).
 
     ``decision_function(x) = Σ_i coefficients_i k(x_i, x) + bias`` over the training points
     (labelled first); its mean over the unlabelled points is ``2 b_c − 1`` exactly (the balancing
     constraint, eq. 6). ``objective`` is the ramp-loss objective J of eq. (5) at the returned
     model; ``history`` holds J, the number of changed β and the inner QP's epochs and duality
-    gap per CCCP iteration (index 0: the supervised start).
+    gap per CCCP iteration (index 0: the supervised start). ``converged``, ``status``,
+    ``message``, ``n_iter`` (CCCP iterations), ``stop`` and ``fallbacks`` are the solver
+    contract's (:class:`toolkit._contract.SolverResult`).
     """
 
     coefficients: np.ndarray
@@ -40,15 +42,11 @@ class TSVMResult:
     labels_unlabeled: np.ndarray
     classes: np.ndarray
     params: Mapping
-    history: Mapping
-    n_iter: int
-    converged: bool
-    status: int
-    message: str
-    stop: object
-    fallbacks: tuple
     time: float
     expansion: KernelExpansion = field(repr=False)
+
+    _title: ClassVar[str] = "TSVM (transductive SVM, ramp loss, CCCP)"
+    _html_title: ClassVar[str] = "TSVM"
 
     def decision_function(self, X):
         """Real-valued predictions ``f(x)`` for new points (kernel rows against the training points,
@@ -66,15 +64,10 @@ class TSVMResult:
                 ("objective J (eq. 5)", f"{self.objective:.10g}"),
                 ("CCCP iterations", self.n_iter),
                 ("largest duality gap of a convex step", f"{np.max(self.history['duality_gap']):.3g}"),
-                ("converged", f"{self.converged} (status {self.status})"), ("message", self.message),
-                ("fallbacks", len(self.fallbacks)), ("time [s]", f"{self.time:.4f}")]
+                *self._status_rows(), ("time [s]", f"{self.time:.4f}")]
 
-    def summary(self):
-        """A short text report."""
-        return _text_table("TSVM (transductive SVM, ramp loss, CCCP)", self._rows())
-
-    def _repr_html_(self):
-        return _html_table("TSVM", self._rows())
+    def _brief(self):
+        return f"objective={self.objective:.10g}, n_iter={self.n_iter}, status={self.status}"
 
 
 def _ramp_objective(v, f, Kv_dot, y_l, l, C, C_star, s):
