@@ -48,6 +48,7 @@ from distributed import LocalCluster  # noqa: E402
 from distributed.diagnostics.plugin import SchedulerPlugin  # noqa: E402
 
 import toolkit  # noqa: E402
+from toolkit.specs import Graph, Kernel, LowRank  # noqa: E402
 
 
 class TaskTraffic(SchedulerPlugin):
@@ -97,14 +98,15 @@ def low_rank(n, r):
     train, test = perm[:n], perm[n:]
     lab = np.r_[rng.choice(train[y[train] > 0], 5, replace=False), rng.choice(train[y[train] < 0], 5, replace=False)]
     unl = np.setdiff1d(train, lab)
-    kw = dict(sigma=0.3, gamma_A=1e-6, gamma_I=1.0, neighbors=20, weight="heat", n_basis=r, rng=0)
+    kw = dict(kernel=Kernel("rbf", sigma=0.3), gamma_A=1e-6, gamma_I=1.0, graph=Graph(n_neighbors=20, weight="heat"),
+              low_rank=LowRank(n_basis=r), rng=0)
 
     def fit(scheduler=None):
         start = time.perf_counter()
         result = toolkit.lapsvm(X[lab], y[lab], X[unl], scheduler=scheduler, **kw)
         return result, time.perf_counter() - start
 
-    toolkit.lapsvm(X[lab], y[lab], X[unl][:2000], **{**kw, "n_basis": 50})      # warm-up
+    toolkit.lapsvm(X[lab], y[lab], X[unl][:2000], **{**kw, "low_rank": LowRank(n_basis=50)})      # warm-up
     here, t_here = fit()
     print(f"low-rank LapSVM, moons n = {n}, r = {r}: this process {t_here:.1f} s (distributed part "
           f"{here.timings['kernel'] + here.timings['solve']:.1f} s), test error "

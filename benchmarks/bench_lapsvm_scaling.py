@@ -47,6 +47,7 @@ import json, resource, sys, time, warnings
 import numpy as np
 from toolkit import lapsvm
 from toolkit.data import load
+from toolkit.specs import Graph, Kernel, Solver, from_flat
 n, solver, n_basis = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 ds = load("moons", n=n + 2000, rng=0)
 X, y = np.asarray(ds.X), np.where(np.asarray(ds.y) > 0, 1, -1)
@@ -54,7 +55,7 @@ rng = np.random.default_rng(100)
 perm = rng.permutation(len(y)); tr, te = perm[:n], perm[n:]
 lab = np.r_[rng.choice(tr[y[tr] > 0], 5, replace=False), rng.choice(tr[y[tr] < 0], 5, replace=False)]
 unl = np.setdiff1d(tr, lab)
-kw = dict(kernel="rbf", sigma=0.3, gamma_A=1e-6, gamma_I=1.0, neighbors=20, weight="heat", degree=1, normalized=True,
+kw = dict(sigma=0.3, gamma_A=1e-6, gamma_I=1.0, n_neighbors=20, weight="heat", laplacian_power=1, normalized=True,
           max_iter=1000)   # every graph setting explicit: the task must not follow the defaults
 if solver == "newton":
     kw.update(method="newton", stop=None)
@@ -65,7 +66,8 @@ else:
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     t = time.perf_counter()
-    r = lapsvm(X[lab], y[lab], X[unl], **kw)
+    specs, rest = from_flat(kw, {"kernel": Kernel("rbf"), "graph": Graph(), "solver": Solver(), "low_rank": None})
+    r = lapsvm(X[lab], y[lab], X[unl], **specs, **rest)
     seconds = time.perf_counter() - t
 print(json.dumps(dict(n=n, solver=solver, seconds=seconds, timings=dict(r.timings), n_iter=r.n_iter,
                       status=r.status, error=float(np.mean(r.predict(X[te]) != y[te])),

@@ -109,7 +109,7 @@ MELACCI = {"G50C": ("g50c", (), {}),
            "PCMAC": ("pcmac", (), {}),
            "USPST(B)": ("uspst", ([0, 1, 2, 3, 4], [5, 6, 7, 8, 9]), {})}
 TASKS = list(MELACCI) + ["moons4000", "set8-10000"]
-GRAPH_KEYS = ("sigma", "neighbors", "degree", "weight")
+GRAPH_KEYS = ("sigma", "n_neighbors", "laplacian_power", "weight")
 
 
 def melacci_settings(name):
@@ -141,7 +141,7 @@ def build_task(name):
         tr, test = perm[:n], perm[n:]
         lab = np.r_[rng.choice(tr[y[tr] > 0], 5, replace=False), rng.choice(tr[y[tr] < 0], 5, replace=False)]
         unl = np.setdiff1d(tr, lab)
-        settings = dict(sigma=0.3, neighbors=20, degree=1, weight="heat", gamma_A=1e-6, gamma_I=1.0)
+        settings = dict(sigma=0.3, n_neighbors=20, laplacian_power=1, weight="heat", gamma_A=1e-6, gamma_I=1.0)
     elif name == "set8-10000":
         ds = load("ssl-book", 8)
         rng = np.random.default_rng(0)
@@ -156,7 +156,7 @@ def build_task(name):
         d2 = (Xs ** 2).sum(1)
         D = np.sqrt(np.maximum(d2[:, None] + d2[None, :] - 2 * Xs @ Xs.T, 0))
         sigma = round(float(np.median(D[np.triu_indices(len(sample), 1)])), 1)
-        settings = dict(sigma=sigma, neighbors=10, degree=1, weight="heat", gamma_A=1e-2, gamma_I=1e-2)
+        settings = dict(sigma=sigma, n_neighbors=10, laplacian_power=1, weight="heat", gamma_A=1e-2, gamma_I=1e-2)
     else:
         raise SystemExit(f"unknown task {name!r}; valid: {', '.join(TASKS)}")
     idx = np.r_[lab, unl]
@@ -182,7 +182,7 @@ def export(directory, names, quiet=False):
         else:
             X, Xt = np.asarray(X, np.float64), np.asarray(Xt, np.float64)
         settings = {"Y": Y[:, None], "Yt": np.asarray(t["yt"], np.float64)[:, None], "sigma": float(s["sigma"]),
-                    "nn": float(s["neighbors"]), "degree": float(s["degree"]), "gamma_A": float(s["gamma_A"]),
+                    "nn": float(s["n_neighbors"]), "degree": float(s["laplacian_power"]), "gamma_A": float(s["gamma_A"]),
                     "gamma_I": float(s["gamma_I"]), "task": name}
         scipy.io.savemat(directory / f"{name}.mat", {"X": X, "Xt": Xt, **settings}, do_compression=False)
         if sp.issparse(X):
@@ -201,7 +201,7 @@ def fit(t, preconditioner, dtype="float64"):
         warnings.simplefilter("ignore")
         start = time.perf_counter()
         r = lapsvm(t["X"][:t["l"]], t["y_l"], t["X"][t["l"]:], kernel=Kernel("rbf", sigma=s["sigma"]),
-                   graph=Graph(n_neighbors=s["neighbors"], weight=s["weight"], normalized=True, power=s["degree"]),
+                   graph=Graph(n_neighbors=s["n_neighbors"], weight=s["weight"], normalized=True, power=s["laplacian_power"]),
                    solver=Solver(method="pcg", stop="stability", preconditioner=preconditioner, dtype=dtype, blas_threads=1),
                    gamma_A=s["gamma_A"], gamma_I=s["gamma_I"], intercept=False)
         seconds = time.perf_counter() - start

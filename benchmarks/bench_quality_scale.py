@@ -28,6 +28,13 @@ import numpy as np
 from toolkit import lapsvm
 from toolkit.data import load
 from toolkit.graphs import graph_laplacian, iterated_laplacian, knn_graph
+from toolkit.specs import Graph, Kernel, Solver, from_flat
+
+
+def flat_specs(flat):
+    """A sweep's flat settings (the estimators' names) as lapsvm's specs and keywords."""
+    specs, rest = from_flat(flat, {"kernel": Kernel("rbf"), "graph": Graph(), "solver": Solver(), "low_rank": None})
+    return {**specs, **rest}
 
 
 def moons_task(n, seed=0):
@@ -48,7 +55,7 @@ def mean_degree_laplacian(X, neighbors, degree, weight="heat"):
 
 
 def moons(ns):
-    hard = dict(kernel="rbf", sigma=0.3, gamma_A=1e-6, gamma_I=1e-2, neighbors=6, degree=1, normalized=True,
+    hard = dict(sigma=0.3, gamma_A=1e-6, gamma_I=1e-2, n_neighbors=6, laplacian_power=1, normalized=True,
                 weight="heat", method="pcg", max_iter=3000)
     # the converged columns run the two-level preconditioner: the paper's needs more than max_iter
     # there below 2500 points (the stability column and the defaults keep preconditioner="auto")
@@ -58,7 +65,7 @@ def moons(ns):
         "converged": lambda n: solved,
         "gI*1000/n": lambda n: dict(solved, gamma_I=1e-2 * 1000 / n),
         "gI*100": lambda n: dict(solved, gamma_I=1.0),
-        "20 nb": lambda n: dict(solved, neighbors=20),
+        "20 nb": lambda n: dict(solved, n_neighbors=20),
         "D - W": lambda n: dict(solved, normalized=False),
         "(D-W)/mean d": None,
         "defaults": None,
@@ -72,14 +79,14 @@ def moons(ns):
         row = []
         for name, change in columns.items():
             if name == "(D-W)/mean d":
-                given = {k: v for k, v in hard.items() if k not in ("neighbors", "normalized", "weight", "degree")}
-                r = lapsvm(X[lab], y[lab], X[unl], graph=mean_degree_laplacian(Xtr, 6, 1), **given, **solved)
+                given = {k: v for k, v in hard.items() if k not in ("n_neighbors", "normalized", "weight", "laplacian_power")}
+                r = lapsvm(X[lab], y[lab], X[unl], graph=mean_degree_laplacian(Xtr, 6, 1), **flat_specs({**given, **solved}))
             elif name == "defaults":
                 r = lapsvm(X[lab], y[lab], X[unl])
             elif name == "defaults, (D-W)/mean d":
                 r = lapsvm(X[lab], y[lab], X[unl], graph=mean_degree_laplacian(Xtr, 10, 2))
             else:
-                r = lapsvm(X[lab], y[lab], X[unl], **{**hard, **change(n)})
+                r = lapsvm(X[lab], y[lab], X[unl], **flat_specs({**hard, **change(n)}))
             row.append(f"{100 * np.mean(r.predict(X[te]) != y[te]):.2f} ({r.n_iter} it)")
         print(f"{n:>6}" + "".join(f"{v:>24}" for v in row), flush=True)
 
