@@ -162,14 +162,18 @@ def training_set(func, X_labeled, X_unlabeled, *, kernel="rbf", sigma="scale", k
     Raises
     ------
     ValueError
-        A low-rank model of a precomputed kernel or with more basis points than training points;
-        a given Laplacian of the wrong shape, or beside a graph-building argument.
+        An RBF kernel without a width; a low-rank model of a precomputed kernel or with more basis
+        points than training points; a given Laplacian of the wrong shape, or beside a
+        graph-building argument.
     """
     t0 = time.perf_counter()
     l, u = X_labeled.shape[0], X_unlabeled.shape[0]
     precomputed = kernel == "precomputed"
     sigma_rule = None
     if kernel == "rbf":
+        if sigma is None:               # as toolkit.kernels.training_kernel says it, for the low-rank model too
+            raise ValueError(f"The 'sigma' parameter of {func} is required for kernel='rbf' (the RBF width, a float "
+                             "> 0). Got None instead.")
         sigma, sigma_rule = resolve_width(sigma, X_labeled, X_unlabeled, func)
     if low_rank is not None:            # no n × n kernel: the reduced expansion forms K(X, Z) itself
         if precomputed:
