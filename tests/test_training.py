@@ -98,7 +98,7 @@ def test_its_kernel_and_laplacian_are_those_of_the_kernels_and_graphs_modules():
     assert isinstance(train, TrainingSet) and train.n_samples == X.shape[0] and train.n_labeled == len(Xl)
     assert np.array_equal(train.X, X) and not train.X.flags.writeable
     assert np.array_equal(train.K, kernel_matrix(X, kernel="rbf", sigma=0.7))
-    L = laplacian(X, neighbors=5, weight="binary", degree=2, max_density=POWER_MAX_DENSITY)
+    L = laplacian(X, n_neighbors=5, weight="binary", power=2, max_density=POWER_MAX_DENSITY)
     assert np.array_equal(_dense(train.L), _dense(L))
     assert train.sigma == 0.7 and train.sigma_rule is None and not train.laplacian_given
     assert train.degrees.shape == (X.shape[0],) and train.neighbor_search in ("kdtree", "sklearn")
@@ -107,7 +107,7 @@ def test_its_kernel_and_laplacian_are_those_of_the_kernels_and_graphs_modules():
 
 def test_a_given_laplacian_is_used_as_given_or_raised_to_its_power():
     Xl, _, Xu = _points(60)
-    L1 = laplacian(np.vstack([Xl, Xu]), neighbors=4, degree=1)
+    L1 = laplacian(np.vstack([Xl, Xu]), n_neighbors=4, power=1)
     given = training_set("f", Xl, Xu, kernel="linear", graph=L1)
     assert given.laplacian_given and given.degrees is None and given.neighbor_search is None
     assert np.array_equal(_dense(given.L), L1.toarray())

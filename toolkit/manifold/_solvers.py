@@ -34,8 +34,9 @@ from toolkit._contract import (BREAKDOWN, CALLBACK, CONVERGED, EARLY_STOP, MAX_I
                                DegenerateFitWarning, ReadOnlyDict, SolverResult, is_converged, status_message,
                                warn_not_converged)
 from toolkit._validation import (check_consistent_rows, check_features, check_labels,
-                                 check_matrix, check_option, check_rng, check_scalar, label_classes)
-from toolkit.early_stopping import StopEvent, make_rule, start_monitor, ValidationCheck, MixedCheck
+                                 check_matrix, check_option, check_rng, check_scalar, label_classes,
+                                 one_vs_rest_targets)
+from toolkit.early_stopping import make_rule, start_monitor, ValidationCheck, MixedCheck
 from toolkit.graphs import GRAPH_PARAMS, METRICS, NEIGHBOR_SEARCHES, POWER_MAX_DENSITY, WEIGHTS
 from toolkit.specs import BASES, PRECONDITIONERS, Graph, Kernel, LowRank, Solver, translate
 from toolkit.kernels import KERNELS, _blas_threads, check_dtype, cross_kernel, thread_pools
@@ -278,10 +279,7 @@ def _prepare(func, X_labeled, y_labeled, X_unlabeled, *, kernel, sigma, kernel_d
     if laplacian_matrix is not None:
         neighbors = normalized = weight = graph_sigma = metric = None
 
-    if len(classes) == 2:
-        Y = np.where(y_idx == 1, 1.0, -1.0)[:, None]
-    else:
-        Y = np.where(y_idx[:, None] == np.arange(len(classes))[None, :], 1.0, -1.0)
+    Y = one_vs_rest_targets(y_idx, len(classes))      # the one-vs-all targets, the estimators' coding
     if train.K is not None and kernel == "rbf":
         _warn_narrow_width(train.K, train.sigma, func)
     params = dict(kernel=kernel, sigma=train.sigma, sigma_rule=train.sigma_rule, kernel_degree=kernel_degree, coef0=coef0,

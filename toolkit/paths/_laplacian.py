@@ -32,7 +32,7 @@ import scipy.sparse as sp
 
 from toolkit.paths._svm import SvmPath, _labels_of, _svm_path
 from toolkit._contract import SolverResult
-from toolkit._validation import (check_features, check_kernel_matrix, check_matrix, check_option, check_scalar,
+from toolkit._validation import (check_features, check_matrix, check_option, check_scalar,
                                  encode_binary_labels)
 from toolkit.specs import BASES, Graph, Kernel, LowRank, translate
 from toolkit.training import lapsvm_dual_kernel, reduced_system, training_set

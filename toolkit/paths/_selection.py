@@ -11,7 +11,6 @@ import dataclasses
 import numbers
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
 from toolkit._cv import one_standard_error, stratified_folds

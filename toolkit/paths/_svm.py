@@ -23,7 +23,7 @@ import numpy as np
 
 from toolkit._contract import (CONVERGED, MAX_ITER, REQUESTED_END, RESOLUTION_LIMIT, IntermediateResult,
                                SolverResult, is_converged, run_callback, status_message, warn_not_converged)
-from toolkit._validation import check_kernel_matrix, check_labels, check_matrix, check_scalar, encode_binary_labels
+from toolkit._validation import check_labels, check_matrix, check_scalar, encode_binary_labels
 from toolkit.kernels import cross_kernel, training_kernel
 
 __all__ = ["SvmPath", "svm_path"]

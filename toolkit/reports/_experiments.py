@@ -29,7 +29,6 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 __all__ = ["Experiment", "Configuration", "ExperimentError", "load_experiment", "list_experiments",
            "experiments_dir", "notebooks_dir"]

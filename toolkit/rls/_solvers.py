@@ -29,7 +29,7 @@ from toolkit.rls._results import (KernelExpansion, MMCResult, RestartRecord, RLS
                                      S2RLSCResult)
 from toolkit.rls._search import evolutionary_search, local_search
 from toolkit.rls._spectral import coefficients, weighted_eigh
-from toolkit._validation import (check_consistent_rows, check_features, check_kernel_matrix,
+from toolkit._validation import (check_features, check_kernel_matrix,
                                  check_matrix, check_option, check_rng, check_scalar, encode_binary_labels)
 from toolkit.kernels import KERNELS, kernel_matrix
 from toolkit.specs import SEARCH_KEYWORDS, Kernel, LocalSearch, translate

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numbers
 import time
-import warnings
 from dataclasses import dataclass, field
 from typing import ClassVar, Mapping
 
