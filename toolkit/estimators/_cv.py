@@ -298,8 +298,8 @@ class LapSVMCV(_SelectionCV):
     laplacian_power : int or sequence of int, default=(2, 1)
         Candidates of the Laplacian power p of ``L^p``. The measured defaults of :class:`LapSVM`
         come first in each list: a tie in the CV error (common with few labels) goes to the first
-        candidate in grid order, so to them (on ``load_digits`` with 5 labels per class: 4.7 %
-        error against 5.7 % with the lists the other way round, ``benchmarks/bench_defaults.py``).
+        candidate in grid order, so to them (``python benchmarks/bench_defaults.py`` compares the
+        two orders).
     kernel, normalized, weight, graph_sigma, metric, method, stop, intercept, one_vs_all
         Fixed, as in :class:`LapSVM`.
     """ + _CV_PARAMS
@@ -415,8 +415,8 @@ class S2RLSCCV(_SelectionCV):
     kernel, eps
         Fixed, as in :class:`S2RLSC`.
     restarts : int, default=3
-        Restarts of the local search per fit, as in :class:`S2RLSC` (whose default is 10); 3 here keep
-        the whole search at 17-19 s on an SSL-book set of 1 500 rows (``benchmarks/bench_defaults.py``).
+        Restarts of the local search per fit, as in :class:`S2RLSC` (whose default is 10); fewer here
+        keep the whole search within a few times one fit's cost (``python benchmarks/bench_defaults.py``).
     """ + _CV_PARAMS
 
     _method = "s2rlsc"
