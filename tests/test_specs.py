@@ -252,3 +252,39 @@ def test_an_experiment_file_with_the_previous_names_loads_as_with_the_current_on
         before = load_experiment(old)
     now = load_experiment(experiments_dir() / "quick.toml")
     assert [c.parameters for c in before.configurations] == [c.parameters for c in now.configurations]
+
+
+@pytest.mark.parametrize("name", ["S2RLSC", "TSVM", "LapSVMPath"])
+def test_a_callback_is_an_argument_of_fit_and_the_old_parameter_warns(name, moons):
+    """A callback is a live object of one fit: ``fit(X, y, callback=...)``; the parameter of the previous
+    release still reaches the function for one release, with a FutureWarning, and both at once are refused."""
+    import toolkit.estimators as E
+
+    X, y, lab, unl = moons
+    rows = np.r_[lab, unl]
+    target = np.full(len(rows), np.nan)
+    target[:len(lab)] = y[lab]
+    params = {"S2RLSC": dict(kernel="rbf", sigma=0.5, restarts=1, random_state=0), "TSVM": dict(kernel="rbf", sigma=0.5),
+              "LapSVMPath": dict(sigma=0.5)}[name]
+    calls = []
+    new = getattr(E, name)(**params).fit(X[rows], target, callback=lambda *a, **k: calls.append(1))
+    assert calls, f"{name}.fit(callback=...) never called it"
+    n_new = len(calls)
+    with pytest.warns(FutureWarning, match=r"callback is deprecated.*fit\(X, y, callback=\.\.\.\)"):
+        old = getattr(E, name)(**params, callback=lambda *a, **k: calls.append(1)).fit(X[rows], target)
+    assert len(calls) == 2 * n_new
+    np.testing.assert_array_equal(new.predict(X[unl]), old.predict(X[unl]))
+    with pytest.raises(ValueError, match="give it to fit alone"):
+        with pytest.warns(FutureWarning):
+            getattr(E, name)(**params, callback=print).fit(X[rows], target, callback=print)
+
+
+def test_mmc_takes_its_callback_in_fit():
+    from toolkit.estimators import MMC
+
+    X = np.r_[np.random.default_rng(0).normal(-3, 1, (20, 2)), np.random.default_rng(1).normal(3, 1, (20, 2))]
+    calls = []
+    MMC(random_state=0, restarts=1).fit(X, callback=lambda *a, **k: calls.append(1))
+    assert calls
+    with pytest.warns(FutureWarning, match=r"fit\(X, callback=\.\.\.\)"):
+        MMC(random_state=0, restarts=1, callback=lambda *a, **k: calls.append(1)).fit(X)

@@ -48,6 +48,47 @@ _FITTED = """
 """
 
 
+
+class _CallbackInFit:
+    """An estimator whose function takes a ``callback``: it is an argument of ``fit`` (a live object of
+    one fit, not a hyper-parameter); the hyper-parameter of the previous release works one release."""
+
+    _callback = None
+
+    def fit(self, X, y, *, callback=None):
+        """Fit on labelled and unlabelled rows; the rows carrying the marker are the unlabelled ones.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Every training row, labelled or not.
+        y : array-like of shape (n_samples,)
+            Class labels, with the unlabelled rows marked as ``unlabeled`` says.
+        callback : callable, default=None
+            Called during the fit as the function's ``callback`` (raising ``StopIteration`` stops it).
+
+        Returns
+        -------
+        self
+        """
+        warn_deprecated(self, self._deprecated_in_use())
+        if callback is not None and not is_deprecated(self.callback):
+            raise ValueError(f"{type(self).__name__}: callback is given to fit and as the parameter of the previous "
+                             "release; give it to fit alone.")
+        self._callback = callback
+        try:
+            return self._fit_rows(X, y)
+        finally:
+            del self._callback
+
+    def _deprecated_in_use(self):
+        old = [] if is_deprecated(self.callback) else [("callback", "fit(X, y, callback=...)")]
+        return super()._deprecated_in_use() + old
+
+    def _flat(self):
+        flat = super()._flat()
+        return {**flat, "callback": flat.get("callback", self._callback)}
+
 class RLSC(SemiSupervisedClassifier):
     __doc__ = """Regularised least-squares classifier on the labelled rows: the supervised baseline.
 
@@ -82,7 +123,7 @@ class RLSC(SemiSupervisedClassifier):
         self.unlabeled = unlabeled
 
 
-class S2RLSC(SemiSupervisedClassifier):
+class S2RLSC(_CallbackInFit, SemiSupervisedClassifier):
     __doc__ = """Semi-supervised regularised least-squares classification (S²RLSC, Gieseke et al. 2012).
 
     Minimises ``Σ_{i≤l} (y_i − f(x_i))² + λ' Σ_{i>l} (y_i − f(x_i))² + λ ‖f‖²_H`` over ``f`` and the
@@ -92,14 +133,14 @@ class S2RLSC(SemiSupervisedClassifier):
     Parameters
     ----------
     kernel, sigma, kernel_degree, coef0, offset, lam, lam_u, balance, eps, search, order, mu, nu, init,
-    restarts, n_basis, polish, tol, max_iter, patience, callback, progress
+    restarts, n_basis, polish, tol, max_iter, patience, progress
         As in :func:`toolkit.s2rlsc` (``lam_u`` is λ'; ``kernel``, ``sigma``, ``kernel_degree``,
         ``coef0`` form its :class:`~toolkit.specs.Kernel`, ``search`` to ``patience`` its
         :class:`~toolkit.specs.LocalSearch`).
     random_state : None, int or numpy Generator, default=None
         The seed of the search (``rng`` of :func:`toolkit.s2rlsc`).
-    rng
-        Deprecated: ``random_state``.
+    rng, callback
+        Deprecated: ``random_state``; ``fit(X, y, callback=...)``.
     unlabeled : int, str, float or None, default=None
         The marker of unlabelled rows in ``y``; None: missing labels (NaN or None), else -1
         (:func:`toolkit._validation.resolve_unlabeled`). At least one row must carry it.
@@ -112,8 +153,8 @@ class S2RLSC(SemiSupervisedClassifier):
 
     def __init__(self, *, kernel="linear", sigma=None, kernel_degree=2, coef0=1.0, offset=False, lam=1.0,
                  lam_u=1.0, balance=None, eps=0.1, search="1+1", order="round-robin", mu=5, nu=25, init="rlsc",
-                 restarts=10, n_basis=None, polish=True, tol=1e-12, max_iter=None, patience=None, callback=None,
-                 random_state=None, progress=False, unlabeled=None, rng=DEPRECATED):
+                 restarts=10, n_basis=None, polish=True, tol=1e-12, max_iter=None, patience=None, random_state=None,
+                 progress=False, unlabeled=None, rng=DEPRECATED, callback=DEPRECATED):
         self.kernel = kernel
         self.sigma = sigma
         self.kernel_degree = kernel_degree
@@ -141,7 +182,7 @@ class S2RLSC(SemiSupervisedClassifier):
         self.rng = rng
 
 
-class TSVM(SemiSupervisedClassifier):
+class TSVM(_CallbackInFit, SemiSupervisedClassifier):
     __doc__ = """Transductive SVM with the ramp loss on unlabelled rows, by CCCP (Collobert et al. 2006).
 
     Minimises ``½‖w‖² + C Σ_{i≤l} H_1(y_i f(x_i)) + C* Σ_{i>l} R_s(|f(x_i)|)`` under the balance
@@ -149,18 +190,20 @@ class TSVM(SemiSupervisedClassifier):
     """ + _CONVENTION + """
     Parameters
     ----------
-    kernel, sigma, kernel_degree, coef0, C, C_star, s, balance, tol, max_iter, qp_max_iter, callback
+    kernel, sigma, kernel_degree, coef0, C, C_star, s, balance, tol, max_iter, qp_max_iter
         As in :func:`toolkit.tsvm`.
     unlabeled : int, str, float or None, default=None
         The marker of unlabelled rows in ``y``; None: missing labels (NaN or None), else -1
         (:func:`toolkit._validation.resolve_unlabeled`). At least one row must carry it.
+    callback
+        Deprecated: ``fit(X, y, callback=...)``.
     """ + _FITTED.format(result=":class:`~toolkit.transductive.TSVMResult`",
                          found="the labels found (``result_.labels_unlabeled``)")
 
     _function = staticmethod(tsvm)
 
     def __init__(self, *, kernel="linear", sigma=None, kernel_degree=2, coef0=1.0, C=1.0, C_star=None, s=-0.3,
-                 balance=None, tol=1e-6, max_iter=100, qp_max_iter=10000, callback=None, unlabeled=None):
+                 balance=None, tol=1e-6, max_iter=100, qp_max_iter=10000, unlabeled=None, callback=DEPRECATED):
         self.kernel = kernel
         self.sigma = sigma
         self.kernel_degree = kernel_degree
@@ -446,7 +489,7 @@ class LapRLSC(_Manifold):
 
 
 
-class LapSVMPath(SemiSupervisedClassifier):
+class LapSVMPath(_CallbackInFit, SemiSupervisedClassifier):
     __doc__ = """The Laplacian SVM's whole regularisation path; ``lam`` is read at prediction, never refitted.
 
     ``fit`` computes every breakpoint of the piecewise-linear path of the Laplacian SVM's dual
@@ -458,13 +501,13 @@ class LapSVMPath(SemiSupervisedClassifier):
     ----------
     lam : float, default=1.0
         The λ at which ``decision_function`` / ``predict`` evaluate the path (> 0).
-    kernel, sigma, kernel_degree, coef0, gamma_ratio, lambda_min, max_iter, ridge, callback
+    kernel, sigma, kernel_degree, coef0, gamma_ratio, lambda_min, max_iter, ridge
         As in :func:`toolkit.laplacian_svm_path` (``sigma="scale"``: the width rule of
         :class:`LapSVM`, half the median distance between rows).
     n_neighbors, weight, graph_sigma, normalized, laplacian_power, metric
         The path's graph, as :class:`toolkit.specs.Graph` (6 neighbours, binary weights, ``L``).
-    neighbors, degree
-        Deprecated: ``n_neighbors`` and ``laplacian_power``.
+    neighbors, degree, callback
+        Deprecated: ``n_neighbors`` and ``laplacian_power``; ``fit(X, y, callback=...)``.
     unlabeled : int, str, float or None, default=None
         The marker of unlabelled rows in ``y``; None: missing labels (NaN or None), else -1
         (:func:`toolkit._validation.resolve_unlabeled`). At least one row must carry it.
@@ -480,8 +523,8 @@ class LapSVMPath(SemiSupervisedClassifier):
 
     def __init__(self, *, lam=1.0, kernel="rbf", sigma="scale", kernel_degree=2, coef0=1.0, n_neighbors=6,
                  weight="binary", graph_sigma=None, normalized=True, laplacian_power=1, metric="euclidean",
-                 gamma_ratio=1.0, lambda_min=None, max_iter=None, ridge=0.0, callback=None, unlabeled=None,
-                 neighbors=DEPRECATED, degree=DEPRECATED):
+                 gamma_ratio=1.0, lambda_min=None, max_iter=None, ridge=0.0, unlabeled=None,
+                 neighbors=DEPRECATED, degree=DEPRECATED, callback=DEPRECATED):
         self.lam = lam
         self.kernel = kernel
         self.sigma = sigma
@@ -511,8 +554,8 @@ class LapSVMPath(SemiSupervisedClassifier):
         lam = check_scalar(self.lam, "lam", "LapSVMPath", low=0.0, low_closed=False)
         return np.asarray(result.decision_function(X, lam))
 
-    def fit(self, X, y):
-        super().fit(X, y)
+    def fit(self, X, y, *, callback=None):
+        super().fit(X, y, callback=callback)
         first = self.result_[0] if isinstance(self.result_, tuple) else self.result_
         self.breakpoints_ = np.asarray(first.svm.breakpoints)
         return self

@@ -6,7 +6,8 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted
 
 from toolkit._compat import validate_data
-from toolkit.estimators._base import DEPRECATED, current_params, function_names, renamed_in_use, warn_deprecated
+from toolkit.estimators._base import (DEPRECATED, current_params, function_names, is_deprecated, renamed_in_use,
+                                     warn_deprecated)
 from toolkit.rls import mmc
 from toolkit.specs import SEARCH_KEYWORDS, Kernel, LocalSearch, from_flat
 
@@ -24,13 +25,13 @@ class MMC(ClusterMixin, BaseEstimator):
     Parameters
     ----------
     kernel, sigma, kernel_degree, coef0, offset, lam, balance, eps, search, order, mu, nu, restarts, n_basis,
-    polish, tol, max_iter, patience, callback, progress
+    polish, tol, max_iter, patience, progress
         As in :func:`toolkit.mmc` (``kernel`` to ``coef0`` form its :class:`~toolkit.specs.Kernel`,
         ``search`` to ``patience`` its :class:`~toolkit.specs.LocalSearch`).
     random_state : None, int or numpy Generator, default=None
         The seed of the search (``rng`` of :func:`toolkit.mmc`).
-    rng
-        Deprecated: ``random_state``.
+    rng, callback
+        Deprecated: ``random_state``; ``fit(X, callback=...)``.
 
     Attributes
     ----------
@@ -53,8 +54,8 @@ class MMC(ClusterMixin, BaseEstimator):
 
     def __init__(self, *, kernel="linear", sigma=None, kernel_degree=2, coef0=1.0, offset=False, lam=1.0,
                  balance=0.5, eps=0.1, search="1+1", order="round-robin", mu=5, nu=25, restarts=10, n_basis=None,
-                 polish=True, tol=1e-12, max_iter=None, patience=None, callback=None, random_state=None, progress=False,
-                 rng=DEPRECATED):
+                 polish=True, tol=1e-12, max_iter=None, patience=None, random_state=None, progress=False,
+                 rng=DEPRECATED, callback=DEPRECATED):
         self.kernel = kernel
         self.sigma = sigma
         self.kernel_degree = kernel_degree
@@ -83,7 +84,7 @@ class MMC(ClusterMixin, BaseEstimator):
         tags.input_tags.sparse = True
         return tags
 
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, *, callback=None):
         """Cluster the rows of ``X`` into two clusters; ``y`` is ignored.
 
         Parameters
@@ -91,14 +92,21 @@ class MMC(ClusterMixin, BaseEstimator):
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : None
             Ignored (scikit-learn's API).
+        callback : callable, default=None
+            Called during the search as :func:`toolkit.mmc`'s ``callback``.
 
         Returns
         -------
         self
         """
-        warn_deprecated(self, renamed_in_use(self))
+        old = [] if is_deprecated(self.callback) else [("callback", "fit(X, callback=...)")]
+        warn_deprecated(self, renamed_in_use(self) + old)
+        if callback is not None and old:
+            raise ValueError("MMC: callback is given to fit and as the parameter of the previous release; give it to "
+                             "fit alone.")
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, ensure_min_samples=2)
         params = function_names(current_params(self))
+        params["callback"] = params.get("callback", callback)
         kernel = Kernel.of(params.pop("kernel"), "MMC", sigma=params.get("sigma"))
         specs, rest = from_flat(params, {"kernel": kernel, "search": LocalSearch()}, SEARCH_KEYWORDS)
         self.result_ = mmc(X, **specs, **rest)
