@@ -418,6 +418,33 @@ def test_path_lambda_changes_without_refitting(moons):
     assert est.breakpoints_[0] == path.svm.breakpoints[0]
 
 
+def test_the_path_estimator_reads_its_model_at_the_paths_end_by_default(moons):
+    """``lam="end"``: the last breakpoint of each binary path (read off the data, no λ to choose); a
+    number set afterwards is read at once."""
+    X, y, _ = moons
+    est = LapSVMPath(sigma=0.3).fit(X, y)
+    assert est.lam == "end" and est.lam_ == est.result_.svm.breakpoints[-1] == est.breakpoints_[-1]
+    np.testing.assert_array_equal(est.decision_function(X), est.result_.decision_function(X, est.lam_))
+    assert len(np.unique(est.predict(X))) == 2
+    est.set_params(lam=est.breakpoints_[0])
+    assert est.lam_ == est.breakpoints_[0]
+    np.testing.assert_array_equal(est.decision_function(X), est.result_.decision_function(X, est.breakpoints_[0]))
+    with pytest.raises(ValueError, match=r"'lam' parameter of LapSVMPath must be a float in \(0.0, inf\) or 'end'"):
+        LapSVMPath(sigma=0.3, lam="start").fit(X, y).predict(X)
+
+
+def test_the_path_estimators_defaults_predict_both_classes_on_usps_with_ten_labels(usps25):
+    """USPS(2,5) with 10 labels: the defaults' model predicts both classes, within 2 points of RLSC()."""
+    ds = usps25[0]
+    split = data.split(ds, l=10, rng=0)
+    target, rows = ds.target(split), np.r_[split.labeled, split.unlabeled]
+    truth = np.asarray(ds.target())[split.test]
+    path = LapSVMPath().fit(ds.X[rows], target[rows]).predict(ds.X[split.test])
+    rlsc = RLSC().fit(ds.X[rows], target[rows]).predict(ds.X[split.test])
+    assert len(np.unique(path)) == 2
+    assert np.mean(path == truth) >= np.mean(rlsc == truth) - 0.02
+
+
 # ------------------------------------------------------------------------------------ bad input
 
 _SEMI_SUPERVISED = ("S2RLSC", "TSVM", "LapSVM", "LapRLSC", "LapSVMPath")

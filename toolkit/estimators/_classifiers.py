@@ -6,6 +6,7 @@ delegates to that function; see :mod:`toolkit.estimators` for the label conventi
 from __future__ import annotations
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
 from toolkit._validation import check_scalar
 from toolkit.estimators._base import DEPRECATED, SemiSupervisedClassifier, is_deprecated, warn_deprecated
@@ -495,12 +496,16 @@ class LapSVMPath(_CallbackInFit, SemiSupervisedClassifier):
     ``fit`` computes every breakpoint of the piecewise-linear path of the Laplacian SVM's dual
     solution in λ (Wang, Qin & Huang; Hastie et al. 2004; :func:`toolkit.laplacian_svm_path`).
     ``decision_function`` and ``predict`` evaluate it at ``lam``: after ``set_params(lam=...)``
-    the new λ is used at once, without refitting.
+    the new λ is used at once, without refitting. By default (``lam="end"``) that is the path's
+    own end, read off the data: its smallest λ, where every labelled point has reached its margin
+    (the least regularised model of the path), for each binary problem.
     """ + _CONVENTION + """
     Parameters
     ----------
-    lam : float, default=1.0
-        The λ at which ``decision_function`` / ``predict`` evaluate the path (> 0).
+    lam : float or "end", default="end"
+        The λ at which ``decision_function`` / ``predict`` evaluate the path (> 0); ``"end"``: the
+        path's last breakpoint (``lam_``). ``python benchmarks/bench_path_default.py`` compares
+        ``"end"`` with λ chosen by cross-validation along the path on the benchmark sets.
     kernel, sigma, kernel_degree, coef0, gamma_ratio, lambda_min, max_iter, ridge
         As in :func:`toolkit.laplacian_svm_path` (``sigma="scale"``: the width rule of
         :class:`LapSVM`, half the median distance between rows).
@@ -515,13 +520,15 @@ class LapSVMPath(_CallbackInFit, SemiSupervisedClassifier):
                          found="``predict`` at ``lam``").replace(
         "        ``result_.n_iter`` (per class for more than two classes).\n",
         "        ``result_.n_iter``, the path's events (per class for more than two classes).\n"
-        "    breakpoints_ : ndarray\n        The path's λ breakpoints (of the first binary problem).\n")
+        "    breakpoints_ : ndarray\n        The path's λ breakpoints (of the first binary problem).\n"
+        "    lam_ : float or ndarray\n        The λ the model is read at: ``lam``, or the path's end (per class for more "
+        "than two classes).\n")
 
     _function = staticmethod(laplacian_svm_path)
     _sparse = False
     _specs = {"kernel": None, "graph": PATH_GRAPH}
 
-    def __init__(self, *, lam=1.0, kernel="rbf", sigma="scale", kernel_degree=2, coef0=1.0, n_neighbors=6,
+    def __init__(self, *, lam="end", kernel="rbf", sigma="scale", kernel_degree=2, coef0=1.0, n_neighbors=6,
                  weight="binary", graph_sigma=None, normalized=True, laplacian_power=1, metric="euclidean",
                  gamma_ratio=1.0, lambda_min=None, max_iter=None, ridge=0.0, unlabeled=None,
                  neighbors=DEPRECATED, degree=DEPRECATED, callback=DEPRECATED):
@@ -550,12 +557,29 @@ class LapSVMPath(_CallbackInFit, SemiSupervisedClassifier):
         del params["lam"]
         return params
 
+    def _lam(self, result):
+        """The λ of ``result`` (one binary path) at which the model is read: ``lam``, or its path's end."""
+        if isinstance(self.lam, str) and self.lam == "end":
+            return float(result.svm.breakpoints[-1])
+        if isinstance(self.lam, str):
+            raise ValueError(f"The 'lam' parameter of LapSVMPath must be a float in (0.0, inf) or 'end'. Got "
+                             f"{self.lam!r} instead.")
+        return check_scalar(self.lam, "lam", "LapSVMPath", low=0.0, low_closed=False)
+
     def _decision(self, result, X):
-        lam = check_scalar(self.lam, "lam", "LapSVMPath", low=0.0, low_closed=False)
-        return np.asarray(result.decision_function(X, lam))
+        return np.asarray(result.decision_function(X, self._lam(result)))
 
     def fit(self, X, y, *, callback=None):
         super().fit(X, y, callback=callback)
-        first = self.result_[0] if isinstance(self.result_, tuple) else self.result_
-        self.breakpoints_ = np.asarray(first.svm.breakpoints)
+        results = self.result_ if isinstance(self.result_, tuple) else (self.result_,)
+        self.breakpoints_ = np.asarray(results[0].svm.breakpoints)
         return self
+
+    @property
+    def lam_(self):
+        """The λ the model is read at: ``lam``, or each binary path's end (a float; one per class for
+        more than two classes)."""
+        check_is_fitted(self, "result_")
+        results = self.result_ if isinstance(self.result_, tuple) else (self.result_,)
+        values = [self._lam(r) for r in results]
+        return values[0] if len(values) == 1 else np.asarray(values)
