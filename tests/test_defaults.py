@@ -237,11 +237,29 @@ def test_cv_estimator_bad_parameters_are_named(params, match):
         LapSVMCV(**params).fit(X, y)
 
 
-def test_cv_estimator_needs_two_labelled_rows_per_class():
+def test_a_class_with_one_labelled_row_stays_in_every_training_fold():
+    """A class of one label cannot be held out without a training fold missing it: it stays in every
+    training fold, the other class's labelled rows are cross-validated, and both classes are predicted."""
+    X, y, truth = _moons(labels=6)
+    y[np.flatnonzero(y == 1)[1:]] = np.nan
+    model = LapSVMCV().fit(X, y)
+    assert model.n_folds_ == 3 and model.cv_results_ is not None
+    assert len(np.unique(model.predict(X))) == 2
+    folds = model.selection_.results.query("metric == 'cv_error'")["fold"].unique()
+    assert sorted(folds.tolist()) == ["0", "1", "2"]
+
+
+def test_with_a_single_labelled_row_per_class_the_first_candidates_are_fitted_with_a_warning():
     X, y, _ = _moons(labels=6)
     y[np.flatnonzero(y == 1)[1:]] = np.nan
-    with pytest.raises(ValueError, match="at least 2 of every class"):
-        LapSVMCV().fit(X, y)
+    y[np.flatnonzero(y == 0)[1:]] = np.nan
+    with pytest.warns(UserWarning, match=r"every class has a single labelled row .* no cross-validation is possible"):
+        model = LapSVMCV().fit(X, y)
+    assert model.n_folds_ == 0 and model.selection_ is None and model.cv_results_ is None
+    assert model.best_params_["gamma_I"] == 0.1 and model.best_params_["n_neighbors"] == 10
+    assert len(np.unique(model.predict(X))) == 2
+    with pytest.raises(ValueError, match="ran no cross-validation"):
+        model.plot()
 
 
 def test_ties_go_to_the_measured_defaults():

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
@@ -120,11 +121,9 @@ class _SelectionCV(SemiSupervisedClassifier):
         if unlabeled.size == 0:
             self._refuse_without_unlabeled(y, marker, _marker_hint(y, marker))
         counts = np.bincount(codes)
-        if counts.min() < 2:
-            raise ValueError(f"{func} cross-validates over the labelled rows and needs at least 2 of every class. Got "
-                             f"{dict(zip(classes.tolist(), counts.tolist()))} labelled rows per class instead; use "
-                             f"{self._estimator.__name__} with fixed parameters.")
-        if self.n_folds is None:
+        if counts.max() < 2:        # every class a single labelled row: no fold can hold one out
+            n_folds = 0
+        elif self.n_folds is None:
             n_folds = int(min(DEFAULT_FOLDS, counts.max()))
         else:
             n_folds = check_scalar(self.n_folds, "n_folds", name, kind=numbers.Integral, low=2,
@@ -136,6 +135,13 @@ class _SelectionCV(SemiSupervisedClassifier):
                              f"classes. Got {len(classes)} classes ({classes.tolist()[:5]}) instead; use "
                              f"{self._estimator.__name__} (one-vs-rest) with fixed parameters.")
         grid, fixed = self._search_space(X, func)
+        if n_folds == 0:
+            best = {name: values[0] for name, values in grid.items()}
+            warnings.warn(f"{func}: every class has a single labelled row ({dict(zip(classes.tolist(), counts.tolist()))}"
+                          "), so no fold can hold one out and no cross-validation is possible; fitted "
+                          f"{self._estimator.__name__} with the first candidate of each parameter, {best}, instead.",
+                          UserWarning, stacklevel=2)
+            return self._refit(X, y, best, fixed, None, current_params(self)["random_state"])
         target = np.full(y.shape[0], np.nan)
         target[labeled] = codes
         split = Indices(labeled, unlabeled, np.empty(0, dtype=np.int64))
@@ -145,17 +151,22 @@ class _SelectionCV(SemiSupervisedClassifier):
                            scenario="labeled-cv", n_folds=n_folds, refit=False, n_jobs=self.n_jobs,
                            rng=current_params(self)["random_state"], progress=self.progress)
         chosen = selection.lambda_min if self.refit == "min" else selection.lambda_1se
-        best = {name: chosen[name] for name in grid}
+        return self._refit(X, y, {name: chosen[name] for name in grid}, fixed, selection, selection.seed, n_folds, grid)
+
+    def _refit(self, X, y, best, fixed, selection, seed, n_folds=0, grid=None):
+        """The estimator refitted on every row with ``best``, and the search's attributes (``selection``
+        None: no cross-validation ran, and ``cv_results_``, ``best_index_``, ``selection_`` are None)."""
         refit_params = {**fixed, **best, "unlabeled": self.unlabeled}
         if "random_state" in self._estimator().get_params():
-            refit_params["random_state"] = selection.seed
+            refit_params["random_state"] = seed
         self.best_estimator_ = self._estimator(**refit_params).fit(X, y)
         self.selection_ = selection
         self.best_params_ = best
         self.n_folds_ = n_folds
-        self.cv_results_ = self._cv_results(selection, grid)
-        self.best_index_ = self._index_of(best)
-        self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
+        self.cv_results_ = None if selection is None else self._cv_results(selection, grid)
+        self.best_index_ = None if selection is None else self._index_of(best)
+        self.best_score_ = (float("nan") if selection is None
+                            else float(self.cv_results_["mean_test_score"][self.best_index_]))
         for attribute in ("classes_", "result_", "transduction_", "n_iter_", "unlabeled_marker_"):
             if hasattr(self.best_estimator_, attribute):
                 setattr(self, attribute, getattr(self.best_estimator_, attribute))
@@ -208,6 +219,9 @@ class _SelectionCV(SemiSupervisedClassifier):
         other parameters at the minimum; ``lambda_min`` and the 1-SE
         choice marked, as glmnet's ``plot.cv.glmnet``. Returns the matplotlib figure."""
         check_is_fitted(self)
+        if self.selection_ is None:
+            raise ValueError(f"{type(self).__name__}.plot: this fit ran no cross-validation (every class had a single "
+                             "labelled row), so there is no CV curve to draw.")
         if param is None:
             varied = [name for name in self.best_params_ if len(set(self.cv_results_[f"param_{name}"])) > 1]
             preferred = [name for name in (*self._grid_names, "sigma") if name in varied]
@@ -219,8 +233,11 @@ _CV_PARAMS = """
     n_folds : int or None, default=None
         Folds of the labelled rows, stratified by class (:class:`~toolkit.selection.SemiSupervisedKFold`'s
         folds); ``None``: :data:`DEFAULT_FOLDS` (3), or the number of labelled rows of the largest
-        class when that is smaller.
-        Every class needs at least 2 labelled rows.
+        class when that is smaller. A class with a single labelled row stays in every training fold
+        (the CV error is over the other classes' held-out rows); when every class has a single
+        labelled row no cross-validation is possible, and the first candidate of each parameter is
+        fitted with a ``UserWarning`` that says so (``selection_``, ``cv_results_`` and
+        ``best_index_`` are then None, ``n_folds_`` 0).
     refit : {"min", "1se"}, default="min"
         Refit the parameters of the smallest CV error, or glmnet's 1-SE choice: the most regularised
         candidate within one standard error of the minimum (the largest γ_I for the Laplacian

@@ -298,8 +298,10 @@ def select(method, X, y, split, *, grid=None, scenario="labeled-cv", n_folds=5, 
     scenario : {"labeled-cv", "test-set", "validation"}, default="labeled-cv"
         See the module docstring; ``"test-set"`` is labelled non-realistic in every output.
     n_folds : int, default=5
-        Folds of the labelled points for ``"labeled-cv"``, stratified by class: every class needs
-        at least 2 labelled points and some class at least ``n_folds``.
+        Folds of the labelled points for ``"labeled-cv"``, stratified by class: some class needs
+        at least ``n_folds`` labelled points. A class with a single labelled point is never held
+        out (it stays in every training fold, which would otherwise miss it); the CV error is
+        then over the held-out points of the other classes.
     fixed : mapping, default=None
         Parameters passed unchanged to every fit (e.g. ``{"kernel": "rbf", "sigma_scale": 0.5}``).
     refit : {"min", "1se"} or False, default="min"
@@ -450,13 +452,13 @@ def _jobs(scenario, y, idx, kernel_groups, n_folds, seed):
     if scenario == "labeled-cv":
         metric = "cv_error"
         labels, counts = np.unique(y[idx.labeled], return_counts=True)
-        if counts.min() < 2 or counts.max() < n_folds:
+        if counts.max() < max(n_folds, 2):
             per_class = ", ".join(f"{c!r}: {k}" for c, k in zip(labels.tolist(), counts.tolist()))
-            raise ValueError(f"The 'n_folds' parameter of select (scenario 'labeled-cv') needs at least 2 labelled "
-                             f"points per class and at least n_folds={n_folds} in some class, so that the "
-                             f"stratified folds exist and every training fold has both classes. Got {{{per_class}}} "
-                             f"labelled points per class instead; lower 'n_folds' or label more points.")
-        fold = stratified_folds(y[idx.labeled], n_folds, seed)     # the toolkit's one fold assignment
+            raise ValueError(f"The 'n_folds' parameter of select (scenario 'labeled-cv') needs at least "
+                             f"n_folds={n_folds} labelled points in some class, so that the stratified folds exist. "
+                             f"Got {{{per_class}}} labelled points per class instead; lower 'n_folds' or label more "
+                             "points.")
+        fold = _labeled_folds(y[idx.labeled], labels[counts >= 2], n_folds, seed)
         for k in range(n_folds):
             train, test = idx.labeled[fold != k], idx.labeled[fold == k]
             for kp, rest in kernel_groups:
@@ -467,6 +469,16 @@ def _jobs(scenario, y, idx, kernel_groups, n_folds, seed):
         for kp, rest in kernel_groups:
             jobs.append(("all", idx.labeled, idx.unlabeled, {metric: target}, kp, rest))
     return metric, target, jobs
+
+
+def _labeled_folds(y_labeled, held_out, n_folds, seed):
+    """Fold number of each labelled point (the toolkit's one assignment, :func:`toolkit._cv.stratified_folds`)
+    over the points of the classes ``held_out``; -1 (never held out, in every training fold) for the
+    others, the classes of a single labelled point, which a training fold would otherwise miss."""
+    fold = np.full(y_labeled.shape[0], -1, dtype=np.int64)
+    cv_rows = np.isin(y_labeled, held_out)
+    fold[cv_rows] = stratified_folds(y_labeled[cv_rows], n_folds, seed)
+    return fold
 
 
 def _choose(table, metric, combos, m, scenario):
