@@ -101,7 +101,7 @@ def fit_predict(method, X, y, labeled, unlabeled, seed):
     marked = np.concatenate([codes, np.full(unlabeled.size, -1)])      # scikit-learn's marker
     folds = int(min(5, np.bincount(codes).max()))
     if method in ("LapSVMCV", "LapRLSCCV", "S2RLSCCV"):
-        model = getattr(E, method)(rng=seed).fit(Xr, marked)
+        model = getattr(E, method)(random_state=seed).fit(Xr, marked)
         return classes[np.asarray(model.predict(X[unlabeled]), dtype=int)]
     cv = SemiSupervisedKFold(folds, random_state=seed, unlabeled=-1)
     dense = Xr.toarray() if hasattr(Xr, "toarray") else Xr
