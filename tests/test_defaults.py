@@ -140,7 +140,8 @@ def test_cv_errors_equal_gridsearchcv_with_the_splitter_fold_by_fold():
     """LapRLSCCV's CV errors are those of scikit-learn's GridSearchCV over LapRLSC with SemiSupervisedKFold."""
     X, y, _ = _moons(labels=6)
     grid = {"gamma_I": [0.01, 1.0], "n_neighbors": [6, 10]}
-    cv = LapRLSCCV(sigma=0.3, gamma_A=1e-6, laplacian_power=2, random_state=3, n_folds=3, **grid).fit(X, y)
+    cv = LapRLSCCV(sigma=0.3, gamma_A=1e-6, laplacian_power=2, random_state=3, n_folds=3, supervised="off",
+                   **grid).fit(X, y)
     reference = GridSearchCV(LapRLSC(sigma=0.3, gamma_A=1e-6, unlabeled=np.nan), grid,
                              cv=SemiSupervisedKFold(3, random_state=3, unlabeled=np.nan)).fit(X, y)
     ours = {(p["gamma_I"], p["n_neighbors"]): s for p, s in zip(cv.cv_results_["params"],
@@ -154,7 +155,7 @@ def test_cv_errors_equal_gridsearchcv_with_the_splitter_fold_by_fold():
 
 def test_cv_estimator_refits_the_best_candidate_and_predicts_with_it():
     X, y, y_true = _moons(labels=6)
-    cv = LapSVMCV(random_state=0).fit(X, y)
+    cv = LapSVMCV(random_state=0, supervised="off").fit(X, y)          # the semi-supervised search alone
     assert set(cv.best_params_) == {"sigma", "gamma_A", "gamma_I", "n_neighbors", "laplacian_power"}
     errors = cv.cv_results_["mean_test_error"]
     assert errors[cv.best_index_] == errors.min()
@@ -196,9 +197,12 @@ def test_cv_estimator_multiclass_and_string_labels():
     for c in range(3):
         idx = rng.choice(np.flatnonzero(truth == c), 4, replace=False)
         y[idx] = names[idx]
-    cv = LapRLSCCV(random_state=0, gamma_I=(0.01, 0.1), n_neighbors=6).fit(X, y)
+    cv = LapRLSCCV(random_state=0, gamma_I=(0.01, 0.1), n_neighbors=6, supervised="off").fit(X, y)
     assert cv.classes_.tolist() == ["a", "b", "c"]
     assert np.mean(cv.predict(X) == names) > 0.9
+    safe = LapRLSCCV(random_state=0, gamma_I=(0.01, 0.1), n_neighbors=6).fit(X, y)     # with the supervised limit
+    assert safe.classes_.tolist() == ["a", "b", "c"] and safe.comparison_.test.n == 3
+    assert np.mean(safe.predict(X) == names) >= 0.85
 
 
 def test_cv_estimator_plot_draws_the_curve():
@@ -206,7 +210,7 @@ def test_cv_estimator_plot_draws_the_curve():
 
     matplotlib.use("Agg")
     X, y, _ = _moons(labels=6)
-    fig = LapSVMCV(random_state=0, n_neighbors=10, laplacian_power=2).fit(X, y).plot()
+    fig = LapSVMCV(random_state=0, n_neighbors=10, laplacian_power=2, supervised="off").fit(X, y).plot()
     ax = fig.axes[0]
     assert ax.get_xlabel() == "gamma_I" and ax.get_ylabel() == "selection error (%)"
     assert len(ax.lines[0].get_xdata()) == 2          # the two default candidates of gamma_I
@@ -214,7 +218,7 @@ def test_cv_estimator_plot_draws_the_curve():
 
 def test_s2rlsccv_selects_lambda_on_two_classes_and_refuses_more():
     X, y, y_true = _moons(labels=6)
-    cv = S2RLSCCV(random_state=0, restarts=1).fit(X, y)
+    cv = S2RLSCCV(random_state=0, restarts=1, supervised="off").fit(X, y)
     assert set(cv.best_params_) == {"sigma", "lam", "lam_u"}
     assert np.mean(cv.predict(X) == y_true) > 0.9
     Xb, truth = make_blobs(90, centers=3, random_state=0)
@@ -269,12 +273,14 @@ def test_ties_go_to_the_measured_defaults():
     y = np.full(120, np.nan)
     for c in (0, 1):
         y[np.flatnonzero(truth == c)[:6]] = c
-    cv = LapSVMCV(random_state=0).fit(X, y)
+    cv = LapSVMCV(random_state=0, supervised="off").fit(X, y)
     assert np.all(cv.cv_results_["mean_test_error"] == 0.0)
     default = LapSVM().get_params()
     assert cv.best_params_ == {"sigma": pytest.approx(scale_width(X)), "gamma_A": default["gamma_A"],
                                "gamma_I": default["gamma_I"], "n_neighbors": default["n_neighbors"],
                                "laplacian_power": default["laplacian_power"]}
+    safe = LapSVMCV(random_state=0).fit(X, y)        # a tie between the two kinds goes to the supervised model
+    assert safe.comparison_.refitted == "supervised" and safe.comparison_.verdict == "no significant difference"
 
 
 def test_a_fit_with_no_argument_is_the_same_every_time():
@@ -297,3 +303,70 @@ def test_cv_estimator_refuses_y_without_unlabelled_rows_and_scores_labelled_rows
     search = GridSearchCV(LapSVMCV(**small), {"refit": ["min"]}, cv=[(train, test)], error_score="raise").fit(X, y)
     model = LapSVMCV(**small).fit(X[train], y[train])
     assert search.cv_results_["split0_test_score"][0] == np.mean(model.predict(X[kept]) == y[kept])
+
+
+# ------------------------------------------------------------------ the supervised limit as a candidate
+def _linear_problem(n=400, labels=20, seed=0):
+    """A linear problem without cluster structure: standard normal points labelled by a direction."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 8))
+    truth = (X @ np.random.default_rng(12345).standard_normal(8) > 0).astype(int)
+    y = np.full(n, np.nan)
+    for c in (0, 1):
+        y[rng.choice(np.flatnonzero(truth == c), labels // 2, replace=False)] = c
+    return X, y, truth
+
+
+def test_the_supervised_limit_is_a_candidate_on_the_same_folds():
+    """The default candidates hold the model without the graph (gamma_I = 0, RBF widths and linear),
+    cross-validated on the semi-supervised search's folds; comparison_ pairs their fold errors."""
+    X, y, _ = _moons(labels=6)
+    model = LapSVMCV().fit(X, y)
+    res = model.cv_results_
+    supervised = [p for p, semi in zip(res["params"], res["semi_supervised"]) if not semi]
+    assert supervised and all(p["gamma_I"] == 0.0 for p in supervised)
+    assert {p["kernel"] for p in supervised} == {"rbf", "linear"}
+    assert res["params"][model.best_index_] == model.best_params_
+    c = model.comparison_
+    assert c.test.n == model.n_folds_ and c.verdict in ("helped", "hurt", "no significant difference")
+    assert c.refitted == ("semi-supervised" if c.semi_supervised_error + c.semi_supervised_se < c.supervised_error
+                          else "supervised")
+    assert "Did the unlabelled data help?" in model.summary() and c.verdict in model.summary()
+
+
+def test_where_the_graph_does_not_help_the_supervised_model_is_refitted_exactly():
+    X, y, _ = _linear_problem()
+    model = LapSVMCV().fit(X, y)
+    c = model.comparison_
+    assert c.refitted == "supervised" and model.best_params_["gamma_I"] == 0.0
+    params = {k: v for k, v in model.best_params_.items()}
+    direct = LapSVM(**params).fit(X, y)
+    np.testing.assert_array_equal(model.decision_function(X), direct.decision_function(X))
+
+
+def test_on_the_moons_the_semi_supervised_model_is_kept():
+    X, y, truth = _moons(labels=4)
+    model = LapSVMCV().fit(X, y)
+    assert model.comparison_.refitted == "semi-supervised" and model.best_params_["gamma_I"] > 0
+    assert np.mean(model.predict(X) != truth) < 0.05
+
+
+def test_supervised_off_is_the_semi_supervised_search_alone_and_a_bad_rule_is_named():
+    X, y, _ = _moons(labels=6)
+    off = LapSVMCV(supervised="off").fit(X, y)
+    assert off.comparison_ is None and off.cv_results_["semi_supervised"].all()
+    default = LapSVMCV().fit(X, y)
+    n = len(off.cv_results_["params"])
+    assert default.cv_results_["params"][:n] == off.cv_results_["params"]
+    np.testing.assert_array_equal(default.cv_results_["mean_test_error"][:n], off.cv_results_["mean_test_error"])
+    with pytest.raises(ValueError, match="'supervised' parameter of LapSVMCV must be one of"):
+        LapSVMCV(supervised="never").fit(X, y)
+
+
+def test_s2rlsccv_compares_with_the_rlsc_it_starts_from():
+    X, y, _ = _linear_problem()
+    model = S2RLSCCV().fit(X, y)
+    supervised = [p for p, semi in zip(model.cv_results_["params"], model.cv_results_["semi_supervised"]) if not semi]
+    assert supervised and all(set(p) <= {"lam", "sigma", "kernel"} for p in supervised)
+    if model.comparison_.refitted == "supervised":
+        assert type(model.best_estimator_).__name__ == "RLSC"

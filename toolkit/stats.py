@@ -58,7 +58,7 @@ from toolkit._validation import _as_real_array, check_option, check_scalar
 __all__ = [
     "TestResult", "FriedmanResult", "PosthocResult", "paired_ttest", "wilcoxon", "corrected_ttest",
     "friedman", "nemenyi", "holm", "critical_difference", "cd_diagram", "average_ranks",
-    "unlabeled_data_helped", "HELPED_VERDICTS",
+    "unlabeled_data_helped", "helped_verdict", "HELPED_VERDICTS",
 ]
 
 
@@ -687,6 +687,26 @@ def _check_tidy(results, func):
                          f"{missing} instead.")
 
 
+def helped_verdict(result, alpha=0.05):
+    """The verdict of a paired test of a semi-supervised error ``a`` against its supervised baseline's ``b``.
+
+    "helped" when the test rejects ``mean(a - b) = 0`` at ``alpha`` with a lower semi-supervised
+    error, "hurt" when it rejects with a higher one, else "no significant difference": the words
+    of :func:`unlabeled_data_helped`, the reports and the CV estimators' comparison.
+
+    Parameters
+    ----------
+    result : TestResult
+        Of :func:`paired_ttest`, :func:`corrected_ttest` or :func:`wilcoxon` on ``(a, b)``.
+    alpha : float, default=0.05
+
+    Returns
+    -------
+    str
+    """
+    return "no significant difference" if not result.pvalue < alpha else "helped" if result.estimate < 0 else "hurt"
+
+
 def _compare_with_baselines(results, *, baselines=None, metric="test_error", test="auto", alpha=0.05, sizes=None,
                             func="unlabeled_data_helped"):
     """The rows of :func:`unlabeled_data_helped` (possibly none) and the baselines looked for.
@@ -744,8 +764,7 @@ def _compare_with_baselines(results, *, baselines=None, metric="test_error", tes
             else:
                 res = plain if kind == "ttest" else wilcoxon(a, b)
             lo, hi = res.conf_int(alpha)
-            verdict = ("no significant difference" if not res.pvalue < alpha
-                       else "helped" if res.estimate < 0 else "hurt")
+            verdict = helped_verdict(res, alpha)
             row.update(ci_low=lo, ci_high=hi, test=TEST_NAMES[kind], statistic=res.statistic, pvalue=res.pvalue,
                        pvalue_uncorrected=plain.pvalue, effect_size=res.effect_size,
                        effect_size_name=res.effect_size_name, verdict=verdict)

@@ -19,22 +19,34 @@ import dataclasses
 import json
 import numbers
 import warnings
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
 from toolkit._compat import validate_data
+from toolkit._display import Result
 from toolkit._validation import check_labeled_classes, check_option, check_scalar, marker_mask, resolve_unlabeled
 from toolkit.estimators._base import (DEPRECATED, SemiSupervisedClassifier, _marker_hint, current_params,
                                      renamed_in_use, warn_deprecated)
-from toolkit.estimators._classifiers import S2RLSC, LapRLSC, LapSVM
+from toolkit.estimators._classifiers import RLSC, S2RLSC, LapRLSC, LapSVM
+from toolkit.stats import corrected_ttest, helped_verdict
 
-__all__ = ["LapSVMCV", "LapRLSCCV", "S2RLSCCV", "SIGMA_FACTORS"]
+__all__ = ["LapSVMCV", "LapRLSCCV", "S2RLSCCV", "UnlabeledComparison", "SIGMA_FACTORS", "SUPERVISED_RULES",
+           "SUPERVISED_WEIGHTS"]
 
 #: ``sigma="scale"`` of the cross-validated estimators searches these multiples of the width
 #: ``sigma="scale"`` of the plain estimators (:func:`toolkit.kernels.scale_width`, half the median
 #: distance between rows); chosen with ``python benchmarks/bench_defaults.py`` (the benchmarks page).
 SIGMA_FACTORS = (1.0, 2.0)
+
+#: The rules between the best semi-supervised and the best supervised candidate (``supervised=``).
+SUPERVISED_RULES = ("1se", "min", "off")
+#: The supervised limit's regularisation weight and its candidates: γ_A of the Laplacian family without
+#: the graph (γ_I = 0; ``1 / γ_A`` plays SVC's C), λ of S²RLSC's RLSC (the estimator's own ``lam``
+#: candidates). Chosen with ``python benchmarks/bench_supervised_candidates.py``.
+SUPERVISED_WEIGHTS = {"gamma_A": (1e-4, 1e-2, 1.0, 10.0), "lam": None}
 
 #: ``n_folds=None``: this many folds, or the largest class's labelled rows when fewer. Three folds
 #: hold out as many labelled rows in all as five (every labelled row once) for 40 % fewer fits.
@@ -51,6 +63,69 @@ def _candidates(value, name, func, *, low=0.0, integral=False):
     return tuple(check_scalar(v, name, func, kind=kind, low=low) for v in values)
 
 
+@dataclass(frozen=True, repr=False)
+class UnlabeledComparison(Result):
+    """Did the unlabelled data help? The chosen semi-supervised candidate of a CV estimator's search
+    against the best supervised one (the same model without the graph), over the same folds.
+
+    Attributes
+    ----------
+    semi_supervised_params, supervised_params : dict
+    semi_supervised_error, semi_supervised_se, supervised_error, supervised_se : float
+        Mean CV error over the folds, in percent, and its standard error.
+    test : toolkit.stats.TestResult
+        Nadeau & Bengio's corrected resampled t-test of the paired fold errors
+        (:func:`toolkit.stats.corrected_ttest`, ``n_test / n_train = 1 / (k - 1)``).
+    verdict : str
+        :func:`toolkit.stats.helped_verdict`: "helped", "hurt" or "no significant difference".
+    refitted : str
+        "semi-supervised" or "supervised": which candidate the rule refitted.
+    rule : str
+        "1se" (the semi-supervised candidate only when its CV error plus one standard error is below
+        the supervised one's) or "min" (the smaller CV error).
+    """
+
+    semi_supervised_params: dict
+    supervised_params: dict
+    semi_supervised_error: float
+    semi_supervised_se: float
+    supervised_error: float
+    supervised_se: float
+    test: Any
+    verdict: str
+    refitted: str
+    rule: str
+
+    _title = "Did the unlabelled data help? (CV over the labelled rows)"
+
+    def _rows(self):
+        return [("semi-supervised", f"{self.semi_supervised_error:.2f} ± {self.semi_supervised_se:.2f} %  "
+                                    f"{self.semi_supervised_params}"),
+                ("supervised", f"{self.supervised_error:.2f} ± {self.supervised_se:.2f} %  {self.supervised_params}"),
+                ("paired test", f"{self.test.test} over {self.test.n} folds: p = {self.test.pvalue:.4g}"),
+                ("verdict", self.verdict), ("refitted", f"{self.refitted} (rule {self.rule!r})")]
+
+    def _brief(self):
+        return f"verdict={self.verdict!r}, refitted={self.refitted!r}"
+
+
+def _row(selection, params, names):
+    """The summary of the candidate ``params`` (its ``names``) in ``selection``: mean and se of the CV error
+    (percent) and the error of each fold, in fold order."""
+    table = selection.summary_table
+    keys = [json.loads(k) for k in table["params"]]
+    i = next(j for j, p in enumerate(keys) if {name: p[name] for name in names} == params)
+    rows = selection.results[(selection.results["metric"] == "cv_error")
+                             & (selection.results["params"] == table["params"].iloc[i])]
+    folds = rows.assign(k=rows["fold"].astype(int)).sort_values("k")["value"].to_numpy(dtype=float)
+    return {"mean": float(table["mean"].iloc[i]), "se": float(table["se"].iloc[i]), "folds": folds,
+            "params": {name: keys[i][name] for name in names}}
+
+
+def _best_params(selection, names):
+    return {name: selection.lambda_min[name] for name in names}
+
+
 class _SelectionCV(SemiSupervisedClassifier):
     """Shared by the CV estimators: the search by :func:`toolkit.selection.select` and the refit."""
 
@@ -58,11 +133,15 @@ class _SelectionCV(SemiSupervisedClassifier):
     _estimator = None       # the estimator refitted with the chosen parameters
     _grid_names = ()        # parameters holding candidate values
     _simplest = None        # the weight whose largest candidate is the simplest model (refit="1se")
+    _supervised_method = None      # the registry name of the supervised limit (None: the same, gamma_I = 0)
+    _supervised_estimator = None   # its estimator (None: the same)
+    _supervised_weight = "gamma_A"  # its regularisation weight (SUPERVISED_WEIGHTS)
 
     # ---- the search space ------------------------------------------------------------------------
     def _fixed(self) -> dict:
         """Parameters passed unchanged to every fit (everything but the candidates and the CV's own)."""
-        own = set(self._grid_names) | {"sigma", "n_folds", "refit", "n_jobs", "progress", "unlabeled", "random_state"}
+        own = set(self._grid_names) | {"sigma", "n_folds", "refit", "n_jobs", "progress", "unlabeled", "random_state",
+                                       "supervised"}
         return {k: v for k, v in current_params(self).items() if k not in own}
 
     def _widths(self, X, func):
@@ -145,26 +224,87 @@ class _SelectionCV(SemiSupervisedClassifier):
         target = np.full(y.shape[0], np.nan)
         target[labeled] = codes
         split = Indices(labeled, unlabeled, np.empty(0, dtype=np.int64))
+        check_option(self.supervised, "supervised", name, SUPERVISED_RULES)
         # the 1-SE rule's "simplest model": the largest candidate of the weight named here
         method = dataclasses.replace(get_method(self._method), regularization=(self._simplest, "larger"))
         selection = select(method, X, target, split, grid=grid, fixed=fixed,
                            scenario="labeled-cv", n_folds=n_folds, refit=False, n_jobs=self.n_jobs,
                            rng=current_params(self)["random_state"], progress=self.progress)
         chosen = selection.lambda_min if self.refit == "min" else selection.lambda_1se
-        return self._refit(X, y, {name: chosen[name] for name in grid}, fixed, selection, selection.seed, n_folds, grid)
+        candidates = [(selection, tuple(grid), {}, self._estimator, fixed)]
+        best = (0, {name: chosen[name] for name in grid})
+        self.comparison_ = None
+        if self.supervised != "off":
+            for sup_grid, sup_fixed in self._supervised_space(grid, fixed):
+                sup = select(self._supervised_method or self._method, X, target, split, grid=sup_grid,
+                             fixed=sup_fixed, scenario="labeled-cv", n_folds=n_folds, refit=False, n_jobs=self.n_jobs,
+                             rng=selection.seed, progress=self.progress)       # the same folds
+                shown = {k: sup_fixed[k] for k in ("kernel", "gamma_I") if k in sup_fixed}
+                candidates.append((sup, tuple(sup_grid), shown, self._supervised_estimator or self._estimator,
+                                   self._supervised_fixed(fixed, sup_fixed)))
+            best, self.comparison_ = self._compare(candidates, best[1], n_folds, labeled.size)
+        _, names, shown, estimator, refit_fixed = candidates[best[0]]
+        return self._refit(X, y, best[1], refit_fixed, selection, selection.seed, n_folds, candidates,
+                           estimator=estimator, shown=shown)
 
-    def _refit(self, X, y, best, fixed, selection, seed, n_folds=0, grid=None):
+    # ---- the supervised limit ----------------------------------------------------------------------
+    def _supervised_space(self, grid, fixed):
+        """``[(grid, fixed)]`` of the supervised candidates: the family's model without the graph, with
+        the RBF widths searched and with the linear kernel, over :data:`SUPERVISED_WEIGHTS`."""
+        from toolkit.selection import get_method
+
+        weight = self._supervised_weight
+        values = grid[weight] if SUPERVISED_WEIGHTS[weight] is None else SUPERVISED_WEIGHTS[weight]
+        base = {k: v for k, v in fixed.items() if k in get_method(self._supervised_method or self._method).valid_params
+                and k != "kernel"}
+        if self._supervised_method is None:
+            base["gamma_I"] = 0.0
+        spaces = []
+        if "sigma" in grid:
+            spaces.append(({weight: values, "sigma": grid["sigma"]}, {**base, "kernel": "rbf"}))
+        spaces.append(({weight: values}, {**base, "kernel": "linear"}))
+        return spaces
+
+    def _supervised_fixed(self, fixed, sup_fixed):
+        """The refitted supervised estimator's fixed parameters (those it takes)."""
+        estimator = self._supervised_estimator or self._estimator
+        taken = estimator().get_params()
+        return {k: v for k, v in {**fixed, **sup_fixed}.items() if k in taken}
+
+    def _compare(self, candidates, chosen, n_folds, n_labeled):
+        """``((index, params), UnlabeledComparison)``: the refitted candidate by the rule ``supervised``
+        between the chosen semi-supervised candidate and the best supervised one, over the same folds."""
+        ssl_sel = candidates[0][0]
+        ssl = _row(ssl_sel, chosen, candidates[0][1])
+        sup_rows = [(_row(sel, _best_params(sel, names), names), i) for i, (sel, names, _, _, _) in
+                    enumerate(candidates) if i > 0]
+        (sup, i_sup) = min(sup_rows, key=lambda r: (r[0]["mean"], r[1]))
+        sup_params = {**sup["params"], **candidates[i_sup][2]}
+        margin = ssl["se"] if self.supervised == "1se" else 0.0
+        use_ssl = ssl["mean"] + margin < sup["mean"]
+        n_test = n_labeled / n_folds
+        test = corrected_ttest(ssl["folds"], sup["folds"], n_train=n_labeled - n_test, n_test=n_test)
+        comparison = UnlabeledComparison(
+            semi_supervised_params=chosen, supervised_params=sup_params, semi_supervised_error=ssl["mean"],
+            semi_supervised_se=ssl["se"], supervised_error=sup["mean"], supervised_se=sup["se"], test=test,
+            verdict=helped_verdict(test), refitted="semi-supervised" if use_ssl else "supervised", rule=self.supervised)
+        return ((0, chosen) if use_ssl else (i_sup, sup["params"])), comparison
+
+    def _refit(self, X, y, best, fixed, selection, seed, n_folds=0, candidates=None, estimator=None, shown=None):
         """The estimator refitted on every row with ``best``, and the search's attributes (``selection``
         None: no cross-validation ran, and ``cv_results_``, ``best_index_``, ``selection_`` are None)."""
+        estimator = estimator or self._estimator
         refit_params = {**fixed, **best, "unlabeled": self.unlabeled}
-        if "random_state" in self._estimator().get_params():
+        if "random_state" in estimator().get_params():
             refit_params["random_state"] = seed
-        self.best_estimator_ = self._estimator(**refit_params).fit(X, y)
+        self.best_estimator_ = estimator(**refit_params).fit(X, y)
         self.selection_ = selection
-        self.best_params_ = best
+        if selection is None:
+            self.comparison_ = None
+        self.best_params_ = {**best, **(shown or {})}
         self.n_folds_ = n_folds
-        self.cv_results_ = None if selection is None else self._cv_results(selection, grid)
-        self.best_index_ = None if selection is None else self._index_of(best)
+        self.cv_results_ = None if selection is None else self._cv_results(candidates)
+        self.best_index_ = None if selection is None else self._index_of(self.best_params_)
         self.best_score_ = (float("nan") if selection is None
                             else float(self.cv_results_["mean_test_score"][self.best_index_]))
         for attribute in ("classes_", "result_", "transduction_", "n_iter_", "unlabeled_marker_"):
@@ -176,21 +316,28 @@ class _SelectionCV(SemiSupervisedClassifier):
         return next(i for i, p in enumerate(self.cv_results_["params"]) if p == params)
 
     @staticmethod
-    def _cv_results(selection, grid):
-        """scikit-learn's ``cv_results_`` layout from the selection's summary: the errors in percent as
-        the selection has them (``*_test_error``), the accuracies as fractions (``*_test_score``)."""
-        table = selection.summary_table
-        params = [{name: p[name] for name in grid} for p in map(json.loads, table["params"])]
-        mean_error = table["mean"].to_numpy(dtype=float)                    # percent
-        std_error = table["sd"].fillna(0.0).to_numpy(dtype=float)
-        se_error = table["se"].to_numpy(dtype=float)
+    def _cv_results(candidates):
+        """scikit-learn's ``cv_results_`` layout from the selections' summaries (the semi-supervised one
+        first, then the supervised ones): the errors in percent as the selection has them
+        (``*_test_error``), the accuracies as fractions (``*_test_score``), ``semi_supervised`` True
+        for the candidates of the semi-supervised search."""
+        params, tables, semi = [], [], []
+        for i, (selection, names, shown, _, _) in enumerate(candidates):
+            table = selection.summary_table
+            params += [{**{name: p[name] for name in names}, **shown} for p in map(json.loads, table["params"])]
+            tables.append(table)
+            semi += [i == 0] * len(table)
+        mean_error = np.concatenate([t["mean"].to_numpy(dtype=float) for t in tables])          # percent
+        std_error = np.concatenate([t["sd"].fillna(0.0).to_numpy(dtype=float) for t in tables])
+        se_error = np.concatenate([t["se"].to_numpy(dtype=float) for t in tables])
         results = {"params": params,
                    "mean_test_score": 1.0 - mean_error / 100.0,
                    "std_test_score": std_error / 100.0,
                    "se_test_score": se_error / 100.0,
                    "mean_test_error": mean_error,
                    "std_test_error": std_error,
-                   "se_test_error": se_error}
+                   "se_test_error": se_error,
+                   "semi_supervised": np.asarray(semi, dtype=bool)}
         order = np.lexsort((np.arange(len(params)), mean_error))       # ties: the first in grid order
         rank = np.empty(len(params), dtype=np.int32)
         rank[order] = np.arange(1, len(params) + 1)
@@ -199,9 +346,17 @@ class _SelectionCV(SemiSupervisedClassifier):
             if mean_error[order[i]] == mean_error[order[i - 1]]:
                 rank[order[i]] = rank[order[i - 1]]
         results["rank_test_score"] = rank
-        for name in grid:
+        for name in dict.fromkeys(name for p in params for name in p):
             results[f"param_{name}"] = np.array([p.get(name) for p in params], dtype=object)
         return results
+
+    def summary(self):
+        """The search in a few lines: the refitted candidate and whether the unlabelled data helped."""
+        check_is_fitted(self)
+        lines = [f"{type(self).__name__}: refitted {self.best_params_} ({self.n_folds_} folds)"]
+        if self.comparison_ is not None:
+            lines += ["", self.comparison_.summary()]
+        return "\n".join(lines)
 
     def decision_function(self, X):
         """Decision values of the refitted model (``best_estimator_``)."""
@@ -242,6 +397,15 @@ _CV_PARAMS = """
         Refit the parameters of the smallest CV error, or glmnet's 1-SE choice: the most regularised
         candidate within one standard error of the minimum (the largest γ_I for the Laplacian
         estimators, the largest λ for S²RLSC).
+    supervised : {"1se", "min", "off"}, default="1se"
+        The supervised limit is a candidate too: the same model without the graph (γ_I = 0; for
+        S2RLSCCV the RLSC it starts from), over :data:`SUPERVISED_WEIGHTS` with the RBF widths and
+        with the linear kernel, cross-validated on the same folds. ``"1se"``: the semi-supervised
+        candidate is refitted only when its CV error plus one standard error is below the best
+        supervised one's (the one-standard-error rule toward the supervised model), else the
+        supervised one; ``"min"``: the smaller CV error; ``"off"``: semi-supervised candidates only.
+        ``comparison_`` says which, with the paired test. ``python
+        benchmarks/bench_supervised_candidates.py`` measured the rules on the benchmark sets.
     n_jobs : int, default=None
         Local processes over the (width, fold) jobs (``None``: this process).
     random_state : None, int or numpy Generator, default=0
@@ -260,7 +424,8 @@ _CV_PARAMS = """
     Attributes
     ----------
     best_params_ : dict
-        The chosen parameters (width, weights, neighbours).
+        The refitted candidate's parameters (width, weights, neighbours; a supervised one also
+        names its ``kernel`` and ``gamma_I = 0``).
     best_estimator_ : estimator
         The model refitted on every row with ``best_params_``; ``predict``, ``decision_function``
         and ``score`` use it.
@@ -269,14 +434,21 @@ _CV_PARAMS = """
         the held-out labelled rows, a fraction as scikit-learn's ``score``), ``std_test_score``,
         ``se_test_score``, ``mean_test_error``, ``std_test_error``, ``se_test_error`` (the same in
         percent, as every error of the toolkit: ``mean_test_error = 100 (1 - mean_test_score)``),
-        ``rank_test_score``, ``param_<name>`` (``pandas.DataFrame(cv_results_)`` tabulates it).
+        ``rank_test_score``, ``param_<name>`` (None where a candidate has no such parameter),
+        ``semi_supervised`` (True for the semi-supervised candidates, first; the supervised ones
+        follow); ``pandas.DataFrame(cv_results_)`` tabulates it.
     best_index_ : int
         Index of the refitted candidate in ``cv_results_``.
     best_score_ : float
         Its mean cross-validated accuracy, ``cv_results_["mean_test_score"][best_index_]`` (a fraction,
         as scikit-learn's ``score``; its error in percent is ``cv_results_["mean_test_error"][best_index_]``).
     selection_ : toolkit.selection.Selection
-        The whole search: the tidy per-fold table, ``lambda_min``, ``lambda_1se``.
+        The semi-supervised search: the tidy per-fold table, ``lambda_min``, ``lambda_1se``.
+    comparison_ : UnlabeledComparison or None
+        Did the unlabelled data help: the chosen semi-supervised and the best supervised candidate's
+        CV errors, their paired test over the folds, the verdict ("helped", "no significant
+        difference", "hurt") and which was refitted (None with ``supervised="off"`` or without
+        cross-validation). ``summary()`` prints it.
     n_folds_ : int
         The folds used.
     classes_, transduction_, result_, n_iter_, unlabeled_marker_
@@ -330,7 +502,7 @@ class LapSVMCV(_SelectionCV):
     def __init__(self, *, sigma="scale", gamma_A=1e-6, gamma_I=(0.1, 1.0), n_neighbors=(10, 6),
                  laplacian_power=(2, 1),
                  kernel="rbf", normalized=True, weight="heat", graph_sigma=None, metric="euclidean",
-                 method="pcg", stop="stability", intercept=True, one_vs_all="joint", n_folds=None, refit="min",
+                 method="pcg", stop="stability", intercept=True, one_vs_all="joint", n_folds=None, refit="min", supervised="1se",
                  n_jobs=None, random_state=0, progress=False, unlabeled=None, neighbors=DEPRECATED,
                  degree=DEPRECATED, rng=DEPRECATED):
         self.sigma = sigma
@@ -349,6 +521,7 @@ class LapSVMCV(_SelectionCV):
         self.one_vs_all = one_vs_all
         self.n_folds = n_folds
         self.refit = refit
+        self.supervised = supervised
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.progress = progress
@@ -387,7 +560,7 @@ class LapRLSCCV(_SelectionCV):
     def __init__(self, *, sigma="scale", gamma_A=1e-6, gamma_I=(0.1, 0.01, 1.0), n_neighbors=(10, 6),
                  laplacian_power=(2, 1),
                  kernel="rbf", normalized=True, weight="heat", graph_sigma=None, metric="euclidean",
-                 method="direct", stop=None, intercept=True, one_vs_all="joint", n_folds=None, refit="min",
+                 method="direct", stop=None, intercept=True, one_vs_all="joint", n_folds=None, refit="min", supervised="1se",
                  n_jobs=None, random_state=0, progress=False, unlabeled=None, neighbors=DEPRECATED,
                  degree=DEPRECATED, rng=DEPRECATED):
         self.sigma = sigma
@@ -406,6 +579,7 @@ class LapRLSCCV(_SelectionCV):
         self.one_vs_all = one_vs_all
         self.n_folds = n_folds
         self.refit = refit
+        self.supervised = supervised
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.progress = progress
@@ -438,12 +612,15 @@ class S2RLSCCV(_SelectionCV):
 
     _method = "s2rlsc"
     _estimator = S2RLSC
+    _supervised_method = "rlsc"
+    _supervised_estimator = RLSC
+    _supervised_weight = "lam"
     _grid_names = ("lam", "lam_u")
     _simplest = "lam"
     _multiclass = False
 
     def __init__(self, *, sigma="scale", lam=(1e-3, 1e-1, 10.0), lam_u=(0.1, 1.0), kernel="rbf", eps=0.1,
-                 restarts=3, n_folds=None, refit="min", n_jobs=None, random_state=0, progress=False, unlabeled=None,
+                 restarts=3, n_folds=None, refit="min", supervised="1se", n_jobs=None, random_state=0, progress=False, unlabeled=None,
                  rng=DEPRECATED):
         self.sigma = sigma
         self.lam = lam
@@ -453,6 +630,7 @@ class S2RLSCCV(_SelectionCV):
         self.restarts = restarts
         self.n_folds = n_folds
         self.refit = refit
+        self.supervised = supervised
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.progress = progress
