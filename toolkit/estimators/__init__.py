@@ -75,8 +75,8 @@ True
 from toolkit.estimators._base import SemiSupervisedClassifier
 from toolkit.estimators._classifiers import RLSC, S2RLSC, TSVM, LapRLSC, LapSVM, LapSVMPath
 from toolkit.estimators._clustering import MMC
-from toolkit.estimators._cv import LapRLSCCV, LapSVMCV, S2RLSCCV
+from toolkit.estimators._cv import SUPERVISED_WEIGHTS, LapRLSCCV, LapSVMCV, S2RLSCCV, UnlabeledComparison
 from toolkit.estimators._scoring import labeled_accuracy
 
 __all__ = ["LapSVMCV", "LapRLSCCV", "S2RLSCCV", "RLSC", "S2RLSC", "TSVM", "LapSVM", "LapRLSC", "LapSVMPath", "MMC",
-           "SemiSupervisedClassifier", "labeled_accuracy"]
+           "SemiSupervisedClassifier", "labeled_accuracy", "UnlabeledComparison", "SUPERVISED_WEIGHTS"]
