@@ -329,8 +329,11 @@ def test_the_supervised_limit_is_a_candidate_on_the_same_folds():
     assert res["params"][model.best_index_] == model.best_params_
     c = model.comparison_
     assert c.test.n == model.n_folds_ and c.verdict in ("helped", "hurt", "no significant difference")
-    assert c.refitted == ("semi-supervised" if c.semi_supervised_error + c.semi_supervised_se < c.supervised_error
-                          else "supervised")
+    assert c.rule == "min" and c.refitted == ("semi-supervised" if c.semi_supervised_error < c.supervised_error
+                                              else "supervised")
+    one_se = LapSVMCV(supervised="1se").fit(X, y).comparison_
+    assert one_se.refitted == ("semi-supervised" if one_se.semi_supervised_error + one_se.semi_supervised_se
+                               < one_se.supervised_error else "supervised")
     assert "Did the unlabelled data help?" in model.summary() and c.verdict in model.summary()
 
 
