@@ -136,6 +136,7 @@ class _SelectionCV(SemiSupervisedClassifier):
     _supervised_method = None      # the registry name of the supervised limit (None: the same, gamma_I = 0)
     _supervised_estimator = None   # its estimator (None: the same)
     _supervised_weight = "gamma_A"  # its regularisation weight (SUPERVISED_WEIGHTS)
+    _supervised_solver = {}         # how it is solved: exactly (it is a supervised problem on the labelled rows)
 
     # ---- the search space ------------------------------------------------------------------------
     def _fixed(self) -> dict:
@@ -235,8 +236,11 @@ class _SelectionCV(SemiSupervisedClassifier):
         best = (0, {name: chosen[name] for name in grid})
         self.comparison_ = None
         if self.supervised != "off":
+            # at gamma_I = 0 the model's expansion is over the labelled rows only (representer theorem):
+            # the supervised candidates are cross-validated on them, exactly (Newton, or the direct solve)
+            labelled_only = Indices(labeled, np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
             for sup_grid, sup_fixed in self._supervised_space(grid, fixed):
-                sup = select(self._supervised_method or self._method, X, target, split, grid=sup_grid,
+                sup = select(self._supervised_method or self._method, X, target, labelled_only, grid=sup_grid,
                              fixed=sup_fixed, scenario="labeled-cv", n_folds=n_folds, refit=False, n_jobs=self.n_jobs,
                              rng=selection.seed, progress=self.progress)       # the same folds
                 shown = {k: sup_fixed[k] for k in ("kernel", "gamma_I") if k in sup_fixed}
@@ -257,8 +261,8 @@ class _SelectionCV(SemiSupervisedClassifier):
         values = grid[weight] if SUPERVISED_WEIGHTS[weight] is None else SUPERVISED_WEIGHTS[weight]
         base = {k: v for k, v in fixed.items() if k in get_method(self._supervised_method or self._method).valid_params
                 and k != "kernel"}
-        if self._supervised_method is None:
-            base["gamma_I"] = 0.0
+        if self._supervised_method is None:      # the graph of the labelled rows, unused at gamma_I = 0
+            base.update(gamma_I=0.0, n_neighbors=1, laplacian_power=1, **self._supervised_solver)
         spaces = []
         if "sigma" in grid:
             spaces.append(({weight: values, "sigma": grid["sigma"]}, {**base, "kernel": "rbf"}))
@@ -268,7 +272,7 @@ class _SelectionCV(SemiSupervisedClassifier):
     def _supervised_fixed(self, fixed, sup_fixed):
         """The refitted supervised estimator's fixed parameters (those it takes)."""
         estimator = self._supervised_estimator or self._estimator
-        taken = estimator().get_params()
+        taken = set(estimator().get_params()) - {"n_neighbors", "laplacian_power"}    # no graph at gamma_I = 0
         return {k: v for k, v in {**fixed, **sup_fixed}.items() if k in taken}
 
     def _compare(self, candidates, chosen, n_folds, n_labeled):
@@ -496,6 +500,7 @@ class LapSVMCV(_SelectionCV):
 
     _method = "lapsvm"
     _estimator = LapSVM
+    _supervised_solver = {"method": "newton", "stop": None}
     _grid_names = ("gamma_A", "gamma_I", "n_neighbors", "laplacian_power")
     _simplest = "gamma_I"
     _multiclass = True
@@ -554,6 +559,7 @@ class LapRLSCCV(_SelectionCV):
 
     _method = "laprlsc"
     _estimator = LapRLSC
+    _supervised_solver = {"method": "direct", "stop": None}
     _grid_names = ("gamma_A", "gamma_I", "n_neighbors", "laplacian_power")
     _simplest = "gamma_I"
     _multiclass = True
