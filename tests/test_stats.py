@@ -314,3 +314,14 @@ def test_every_result_has_a_summary_a_readable_repr_and_html(paired):
     assert "Kendall's W" in fr.summary() and "Mean ranks" in fr.summary() and "Iman-Davenport" in repr(fr)
     assert "critical difference" in nem.summary() and "p-values" in nem.summary()
     assert "Holm-adjusted" in hol.summary() and repr(hol).startswith("PosthocResult(holm:")
+
+
+def test_helped_verdict_reads_the_tests_sign_and_level_and_names_a_bad_result():
+    from toolkit import stats
+
+    better = stats.paired_ttest([1.0, 2.0, 1.5, 1.2], [5.0, 6.0, 5.5, 5.1])          # a lower error: helped
+    assert stats.helped_verdict(better) == "helped" and stats.helped_verdict(better, alpha=1e-12) == \
+        "no significant difference"
+    assert stats.helped_verdict(stats.paired_ttest([5.0, 6.0, 5.5, 5.1], [1.0, 2.0, 1.5, 1.2])) == "hurt"
+    with pytest.raises(TypeError, match="'result' parameter of helped_verdict must be a TestResult"):
+        stats.helped_verdict(0.01)

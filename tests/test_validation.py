@@ -653,6 +653,10 @@ def _cases():
                                                                            n_train=30, n_test=10),
                                                dict(a="diffs", b="diffs", n_train="pos", n_test="pos")),
                                   lambda r, a: 0 <= r.pvalue <= 1),
+        "stats.helped_verdict": (lambda rng: (stats.helped_verdict,
+                                              dict(result=stats.paired_ttest(rng.random(6), rng.random(6)), alpha=0.05),
+                                              dict(result="object", alpha="alpha")),       # result: not corrupted
+                                 lambda r, a: r in stats.HELPED_VERDICTS),
         "stats.friedman": (lambda rng: (stats.friedman, dict(scores=rng.random((5, 3))), dict(scores="Xfree")),
                            lambda r, a: 0 <= r.pvalue <= 1),
         "stats.nemenyi": (lambda rng: (stats.nemenyi, dict(scores=rng.random((5, 3)), alpha=0.05),

@@ -704,6 +704,10 @@ def helped_verdict(result, alpha=0.05):
     -------
     str
     """
+    if not isinstance(result, TestResult):
+        raise TypeError("The 'result' parameter of helped_verdict must be a TestResult (of paired_ttest, "
+                        f"corrected_ttest or wilcoxon). Got {type(result).__name__} instead.")
+    alpha = _check_alpha(alpha, "helped_verdict")
     return "no significant difference" if not result.pvalue < alpha else "helped" if result.estimate < 0 else "hurt"
 
 
