@@ -247,7 +247,7 @@ class _SelectionCV(SemiSupervisedClassifier):
                 candidates.append((sup, tuple(sup_grid), shown, self._supervised_estimator or self._estimator,
                                    self._supervised_fixed(fixed, sup_fixed)))
             best, self.comparison_ = self._compare(candidates, best[1], n_folds, labeled.size)
-        _, names, shown, estimator, refit_fixed = candidates[best[0]]
+        _, _, shown, estimator, refit_fixed = candidates[best[0]]
         return self._refit(X, y, best[1], refit_fixed, selection, selection.seed, n_folds, candidates,
                            estimator=estimator, shown=shown)
 
